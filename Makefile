@@ -1,0 +1,161 @@
+# modref top-level build.  `make help` lists the targets; docs/building.md
+# explains the layout of build/.
+#
+# Variables a user may set on the command line (see README):
+#   SMP=N  MEM=128M  NIC=e1000|virtio|both|none  CMDLINE='k=v ..'
+#   EXTRA_MODULES='a.ko b.ko'  ISO=1  PROFILE=default  JOBS=N  TESTS='..'
+
+BUILD   ?= build
+CROSS   ?= i686-linux-gnu-
+KCC     := $(CROSS)gcc
+KLD     := $(CROSS)ld
+KNM     := $(CROSS)nm
+KOBJCOPY:= $(CROSS)objcopy
+HOSTCC  ?= cc
+
+PROFILE ?= default
+SMP     ?=
+MEM     ?=
+NIC     ?=
+CMDLINE ?=
+EXTRA_MODULES ?=
+ISO     ?=
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+TESTS   ?=
+
+# Kernel code: freestanding i686, frame pointers kept for backtraces.
+KCFLAGS := -std=c11 -m32 -march=i686 -ffreestanding -fno-pie -fno-pic \
+	-fno-stack-protector -fno-omit-frame-pointer -fno-strict-aliasing \
+	-mno-sse -mno-mmx -mno-80387 -mno-red-zone -O2 -g \
+	-Wall -Wextra -Werror -Wno-unused-parameter -I. -MMD -MP
+KASFLAGS := -m32 -march=i686 -fno-pie -g -I. -MMD -MP -D__ASSEMBLY__
+KLDFLAGS := -m elf_i386 -nostdlib -z noexecstack --no-warn-rwx-segments
+LIBGCC := $(shell $(KCC) -print-libgcc-file-name 2>/dev/null)
+HOSTCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. -MMD -MP
+
+# Every kernel source is found by directory, so adding a file needs no
+# Makefile edit.  Directories are layers: boot, core, then subsystems.
+KDIRS := boot kernel kernel/ktest
+KSRCS := $(foreach d,$(KDIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
+KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
+
+KERNEL := $(BUILD)/modref.elf
+ISOIMG := $(BUILD)/modref.iso
+HOSTBIN := $(BUILD)/host
+
+.PHONY: all kernel iso host run test check-host debug deps clean help \
+	format stress bench
+all: kernel host
+
+kernel: $(KERNEL)
+
+help:
+	@echo "make run     boot modref in QEMU (SMP= MEM= NIC= CMDLINE= EXTRA_MODULES= ISO=1)"
+	@echo "make test    build everything and run the whole test suite"
+	@echo "make iso     build the GRUB rescue ISO ($(ISOIMG))"
+	@echo "make debug   boot halted with the gdb stub and print the gdb command"
+	@echo "make deps    install the Debian packages modref needs"
+	@echo "make format  run clang-format over the tree"
+	@echo "make clean   remove $(BUILD)/"
+
+# ---- kernel ---------------------------------------------------------------
+$(BUILD)/k/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(KCC) $(KCFLAGS) -c $< -o $@
+
+$(BUILD)/k/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	@$(KCC) $(KASFLAGS) -c $< -o $@
+
+# The symbol table used by backtraces is generated from the kernel itself.
+# It lives in the last section of the image, so linking it in moves no
+# other symbol: pass 1 links with an empty table, pass 2 with the real one,
+# and the build checks that every other address stayed put.
+$(BUILD)/k/ksyms-empty.o: scripts/ksyms-empty.S
+	@mkdir -p $(dir $@)
+	$(KCC) $(KASFLAGS) -c $< -o $@
+
+$(BUILD)/modref.pass1.elf: $(KOBJS) $(BUILD)/k/ksyms-empty.o boot/kernel.ld
+	$(KLD) $(KLDFLAGS) -T boot/kernel.ld -o $@ $(KOBJS) $(BUILD)/k/ksyms-empty.o $(LIBGCC)
+
+$(BUILD)/k/ksyms.S: $(BUILD)/modref.pass1.elf $(HOSTBIN)/mkksyms
+	$(KNM) -n $< | $(HOSTBIN)/mkksyms > $@
+
+$(BUILD)/k/ksyms.o: $(BUILD)/k/ksyms.S
+	$(KCC) $(KASFLAGS) -c $< -o $@
+
+$(KERNEL): $(KOBJS) $(BUILD)/k/ksyms.o boot/kernel.ld
+	$(KLD) $(KLDFLAGS) -T boot/kernel.ld -o $@.tmp $(KOBJS) $(BUILD)/k/ksyms.o $(LIBGCC)
+	@$(KNM) -n $(BUILD)/modref.pass1.elf | grep -v -e ' __ksyms_' -e ' _kernel_end$$' > $(BUILD)/k/nm1
+	@$(KNM) -n $@.tmp | grep -v -e ' __ksyms_' -e ' _kernel_end$$' > $(BUILD)/k/nm2
+	@cmp -s $(BUILD)/k/nm1 $(BUILD)/k/nm2 || \
+		{ echo "ksyms: symbol table moved kernel symbols"; exit 1; }
+	@mv $@.tmp $@
+
+# ---- host tools ------------------------------------------------------------
+$(HOSTBIN)/mkksyms: scripts/mkksyms.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
+
+host: $(HOSTBIN)/mkksyms
+
+# Subsystem fragments add host programs (harness, unit tests, fuzzers) to
+# `host` and register what `make test` runs.
+-include tests/harness/harness.mk
+-include modloader/host.mk
+
+# ---- ISO through GRUB ----------------------------------------------------------
+iso: $(ISOIMG)
+
+$(ISOIMG): $(KERNEL) boot/grub.cfg
+	@rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub
+	cp $(KERNEL) $(BUILD)/iso/boot/modref.elf
+	sed -e 's|@CMDLINE@|$(CMDLINE)|' boot/grub.cfg > $(BUILD)/iso/boot/grub/grub.cfg
+	@for m in $(EXTRA_MODULES); do cp $$m $(BUILD)/iso/boot/; \
+		echo "	module /boot/$$(basename $$m) $$(basename $$m)" >> $(BUILD)/iso/boot/grub/grub.cfg; done
+	@echo "}" >> $(BUILD)/iso/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(BUILD)/iso 2>$(BUILD)/grub-mkrescue.log || \
+		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
+
+# ---- running -----------------------------------------------------------------
+RUNARGS = --profile qemu/$(PROFILE).profile \
+	$(if $(SMP),--smp $(SMP)) $(if $(MEM),--mem $(MEM)) \
+	$(if $(NIC),--nic $(NIC)) $(if $(CMDLINE),--cmdline '$(CMDLINE)') \
+	$(if $(EXTRA_MODULES),--modules '$(EXTRA_MODULES)') \
+	$(if $(ISO),--iso $(ISOIMG))
+
+run: deps all $(if $(ISO),iso)
+	$(HOSTBIN)/modref-harness run $(RUNARGS)
+
+GDBPORT ?= 1234
+debug: deps all
+	@echo "attach with:  gdb -ex 'target remote localhost:$(GDBPORT)' -x scripts/gdb-modref.py $(KERNEL)"
+	$(HOSTBIN)/modref-harness run $(RUNARGS) --gdb $(GDBPORT)
+
+test: deps all iso
+	$(HOSTBIN)/modref-harness test -j $(JOBS) $(if $(TESTS),$(TESTS),tests/scenarios)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+# ---- dependencies --------------------------------------------------------------
+DEPS_PKGS := qemu-system-x86 grub-pc-bin grub-common xorriso mtools \
+	gcc-i686-linux-gnu binutils-i686-linux-gnu gcc make gdb clang
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+deps:
+	@missing=""; for p in $(DEPS_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
+			|| missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing$$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,166 @@
+/*
+ * Console output and the line editor (see console.h).
+ *
+ * Input path: UART IRQ -> console_input() -> ring buffer -> the reading
+ * thread, woken through a wait queue, edits and echoes.  Ctrl-C typed
+ * while a foreground command runs bypasses the ring and interrupts that
+ * command instead.  Bytes that arrive while the ring is full are dropped
+ * and counted, never blocking the interrupt handler.
+ */
+#include <kernel/console.h>
+#include <kernel/spinlock.h>
+#include <kernel/waitq.h>
+#include <kernel/sched.h>
+#include <kernel/cpu.h>
+#include <kernel/panic.h>
+#include <kernel/string.h>
+#include <kernel/x86.h>
+
+#define RING_SIZE 1024
+#define CTRL_C 0x03
+#define CTRL_U 0x15
+#define BACKSPACE 0x08
+#define DEL 0x7f
+
+static DEFINE_SPINLOCK(console_out_lock);
+static DEFINE_SPINLOCK(console_in_lock);
+static uint8_t ring[RING_SIZE];
+static unsigned ring_head, ring_tail; /* head: next write; tail: next read */
+static uint64_t dropped;
+static struct thread *foreground;
+static DEFINE_WAITQ(input_wq);
+
+static void
+write_raw(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\n')
+			uart_putc('\r');
+		uart_putc(s[i]);
+	}
+}
+
+void
+console_write(const char *s, size_t n)
+{
+	uint32_t f;
+
+	if (panicking) {
+		write_raw(s, n);
+		return;
+	}
+	f = spin_lock_irqsave(&console_out_lock);
+	write_raw(s, n);
+	spin_unlock_irqrestore(&console_out_lock, f);
+}
+
+void
+console_input(uint8_t byte)
+{
+	spin_lock(&console_in_lock);
+	if (byte == CTRL_C && foreground != NULL) {
+		thread_signal(foreground);
+	} else if (ring_head - ring_tail < RING_SIZE) {
+		ring[ring_head++ % RING_SIZE] = byte;
+	} else {
+		dropped++;
+	}
+	spin_unlock(&console_in_lock);
+	wake_up(&input_wq);
+}
+
+void
+console_set_foreground(struct thread *t)
+{
+	uint32_t f = spin_lock_irqsave(&console_in_lock);
+	foreground = t;
+	spin_unlock_irqrestore(&console_in_lock, f);
+}
+
+uint64_t
+console_dropped_bytes(void)
+{
+	return dropped;
+}
+
+static bool
+input_ready(void)
+{
+	return READ_ONCE(ring_head) != READ_ONCE(ring_tail);
+}
+
+static uint8_t
+next_byte(void)
+{
+	uint32_t f;
+	uint8_t b;
+
+	wait_event(input_wq, input_ready());
+	f = spin_lock_irqsave(&console_in_lock);
+	b = ring[ring_tail++ % RING_SIZE];
+	spin_unlock_irqrestore(&console_in_lock, f);
+	return b;
+}
+
+static void
+echo(const char *s)
+{
+	console_write(s, strlen(s));
+}
+
+void
+console_readline(struct console_line *line)
+{
+	static bool last_was_cr;
+
+	line->len = 0;
+	line->too_long = false;
+	line->bad_byte = -1;
+	line->interrupted = false;
+	for (;;) {
+		uint8_t c = next_byte();
+		bool was_cr = last_was_cr;
+
+		last_was_cr = c == '\r';
+		if (c == '\n' && was_cr)
+			continue; /* CR LF is one line end */
+		if (c == '\r' || c == '\n') {
+			echo("\n");
+			break;
+		}
+		if (c == CTRL_C) {
+			echo("^C\n");
+			line->interrupted = true;
+			line->len = 0;
+			break;
+		}
+		if (c == CTRL_U) {
+			while (line->len > 0) {
+				echo("\b \b");
+				line->len--;
+			}
+			line->too_long = false;
+			line->bad_byte = -1;
+			continue;
+		}
+		if (c == DEL || c == BACKSPACE) {
+			if (line->len > 0) {
+				echo("\b \b");
+				line->len--;
+			}
+			continue;
+		}
+		if (c < 0x20 || c > 0x7e) {
+			if (line->bad_byte < 0)
+				line->bad_byte = c;
+			continue;
+		}
+		if (line->len + 1 >= CONSOLE_LINE_MAX) {
+			line->too_long = true;
+			continue;
+		}
+		line->text[line->len++] = (char)c;
+		console_write((const char *)&c, 1);
+	}
+	line->text[line->len] = '\0';
+}

@@ -1,0 +1,90 @@
+/*
+ * Per-CPU state.  Each CPU's %gs segment starts at its struct cpu, so
+ * this_cpu() is one load.  Threads never migrate between CPUs, so a
+ * thread may cache this_cpu() for as long as it runs; fields that other
+ * CPUs read are marked and read with READ_ONCE.
+ */
+#ifndef KERNEL_CPU_H
+#define KERNEL_CPU_H
+
+#include <stdint.h>
+#include <kernel/spinlock.h>
+#include <kernel/list.h>
+
+#define MAX_CPUS 8
+
+struct thread;
+
+struct runqueue {
+	spinlock_t lock;
+	struct list_head queue; /* runnable threads, not the running one */
+	unsigned nr_running;
+};
+
+enum cpu_state { CPU_OFFLINE, CPU_BOOTING, CPU_ONLINE, CPU_STOPPED };
+
+struct cpu {
+	struct cpu *self; /* must be first: this_cpu() reads %gs:0 */
+	int id;
+	int apic_id;
+	volatile enum cpu_state state;
+	struct thread *curr;
+	struct thread *idle;
+	struct thread *dead; /* exited thread whose stack we just left */
+	struct runqueue rq;
+	int irq_depth;	    /* >0 while in an interrupt handler */
+	int locks_held;	    /* spinlocks held by this CPU */
+	int preempt_off;    /* >0: no preemption on IRQ return */
+	volatile int need_resched;
+	uint64_t nr_irqs;
+	uint64_t nr_switches;
+	uint64_t nr_ipis;
+	uint64_t qs_seq; /* quiescent states passed (RCU-like) */
+	uintptr_t fixup_eip; /* see probe.S: where a probed fault resumes */
+	uint32_t lapic_ticks_per_ms;
+};
+
+extern struct cpu cpus[MAX_CPUS];
+extern int nr_cpus; /* CPUs present (discovered) */
+
+static inline struct cpu *
+this_cpu(void)
+{
+	struct cpu *c;
+	__asm__ volatile("movl %%gs:0, %0" : "=r"(c));
+	return c;
+}
+
+static inline int
+cpu_id(void)
+{
+	return this_cpu()->id;
+}
+
+static inline struct thread *
+current_thread(void)
+{
+	return this_cpu()->curr;
+}
+
+#define current (current_thread())
+
+static inline void
+preempt_disable(void)
+{
+	this_cpu()->preempt_off++;
+	__asm__ volatile("" ::: "memory");
+}
+
+static inline void
+preempt_enable(void)
+{
+	__asm__ volatile("" ::: "memory");
+	this_cpu()->preempt_off--;
+}
+
+/* Set up the GDT (with this CPU's %gs segment) on the calling CPU. */
+void cpu_init_segments(int id);
+bool in_interrupt(void);
+
+#endif

@@ -1,0 +1,23 @@
+/*
+ * kmalloc/kfree with per-tag accounting.  Small objects come from
+ * power-of-two slabs carved out of direct-mapped pages (the "kmalloc
+ * heap"), larger ones straight from the page allocator.  Every object has
+ * a header with its tag and size, so kfree needs no size, a double free or
+ * a foreign pointer panics with the culprit's address, and freed memory is
+ * poisoned (0x6b) so stale reads show up as 0x6b6b6b6b.
+ */
+#ifndef KERNEL_KMALLOC_H
+#define KERNEL_KMALLOC_H
+
+#include <stddef.h>
+
+void *kmalloc(size_t size, const char *tag);
+void *kzalloc(size_t size, const char *tag);
+void kfree(void *p);
+/* Size the caller asked for (for tests and accounting). */
+size_t ksize(const void *p);
+/* Pages currently held by slabs (they are kept for reuse). */
+size_t kmalloc_slab_pages(void);
+void kmalloc_init(void);
+
+#endif

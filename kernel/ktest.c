@@ -1,0 +1,249 @@
+/*
+ * The KTAP runner (see ktest.h).  Output follows KTAP v1: a top-level plan
+ * over suites, each suite a nested, indented KTAP document over its cases.
+ * Failure diagnostics are "#" lines before the case's result line.
+ */
+#include <kernel/ktest.h>
+#include <kernel/printk.h>
+#include <kernel/sched.h>
+#include <kernel/cpu.h>
+#include <kernel/waitq.h>
+#include <kernel/kmalloc.h>
+#include <kernel/string.h>
+#include <kernel/errno.h>
+#include <kernel/bootparam.h>
+#include <kernel/panic.h>
+#include <kernel/spinlock.h>
+#include <kernel/shell.h>
+#include <stdarg.h>
+
+#define CASE_TIMEOUT_MS 120000
+
+extern struct ktest_suite __ktest_suites_start[], __ktest_suites_end[];
+static LIST_HEAD(module_suites);
+static DEFINE_SPINLOCK(suites_lock);
+
+static char ktest_param[128];
+BOOTPARAM_STRING(ktest, ktest_param,
+		 "suites to run at boot: all, or a comma-separated list", 0);
+static int ktest_poweroff;
+BOOTPARAM_BOOL(ktest_poweroff, ktest_poweroff,
+	       "power off after the boot-time tests (code says pass/fail)", 0);
+
+struct case_ctx {
+	struct ktest t;
+	const struct ktest_case *kc;
+	struct completion done;
+	int refs;
+};
+
+static void
+ctx_put(struct case_ctx *c)
+{
+	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		kfree(c);
+}
+
+void
+ktest_fail(struct ktest *t, const char *file, int line, const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	t->failures++;
+	kprintf("        # %s: %s:%d: %s\n", t->name, file, line, msg);
+}
+
+void
+ktest_skip(struct ktest *t, const char *reason)
+{
+	t->skipped = true;
+	strlcpy(t->skip_reason, reason, sizeof(t->skip_reason));
+}
+
+void
+ktest_abort(struct ktest *t)
+{
+	struct case_ctx *c = container_of(t, struct case_ctx, t);
+
+	complete(&c->done);
+	ctx_put(c);
+	thread_exit();
+}
+
+static void
+case_thread(void *arg)
+{
+	struct case_ctx *c = arg;
+
+	c->kc->fn(&c->t);
+	complete(&c->done);
+	ctx_put(c);
+}
+
+void
+ktest_register(struct ktest_suite *s)
+{
+	uint32_t f = spin_lock_irqsave(&suites_lock);
+	list_add_tail(&s->link, &module_suites);
+	spin_unlock_irqrestore(&suites_lock, f);
+}
+
+void
+ktest_unregister(struct ktest_suite *s)
+{
+	uint32_t f = spin_lock_irqsave(&suites_lock);
+	list_del_init(&s->link);
+	spin_unlock_irqrestore(&suites_lock, f);
+}
+
+static struct ktest_suite *
+find_suite(const char *name)
+{
+	struct ktest_suite *s;
+
+	for (s = __ktest_suites_start; s < __ktest_suites_end; s++)
+		if (strcmp(s->name, name) == 0)
+			return s;
+	list_for_each_entry(s, &module_suites, link)
+		if (strcmp(s->name, name) == 0)
+			return s;
+	return NULL;
+}
+
+/* Runs one case; returns 1 if it failed. */
+static int
+run_case(const struct ktest_case *kc, int n)
+{
+	struct case_ctx *c = kzalloc(sizeof(*c), "ktest");
+	int failed, r;
+
+	if (c == NULL) {
+		kprintf("    not ok %d %s # out of memory\n", n, kc->name);
+		return 1;
+	}
+	c->t.name = kc->name;
+	c->kc = kc;
+	c->refs = 2;
+	completion_init(&c->done);
+	if (thread_create(kc->name, case_thread, c, -1) == NULL) {
+		kfree(c);
+		kprintf("    not ok %d %s # cannot create thread\n", n,
+			kc->name);
+		return 1;
+	}
+	r = wait_for_completion_timeout(&c->done, CASE_TIMEOUT_MS, false);
+	if (r != 0) {
+		kprintf("        # %s: timed out after %d ms\n", kc->name,
+			CASE_TIMEOUT_MS);
+		c->t.failures++;
+	}
+	failed = c->t.failures > 0;
+	if (failed)
+		kprintf("    not ok %d %s\n", n, kc->name);
+	else if (c->t.skipped)
+		kprintf("    ok %d %s # SKIP %s\n", n, kc->name,
+			c->t.skip_reason);
+	else
+		kprintf("    ok %d %s\n", n, kc->name);
+	ctx_put(c);
+	return failed;
+}
+
+static int
+run_suite(struct ktest_suite *s, int n)
+{
+	int failed = 0;
+
+	kprintf("    KTAP version 1\n    # Subtest: %s\n    1..%d\n", s->name,
+		s->ncases);
+	for (int i = 0; i < s->ncases; i++)
+		failed += run_case(&s->cases[i], i + 1);
+	kprintf("%s %d %s\n", failed ? "not ok" : "ok", n, s->name);
+	return failed;
+}
+
+int
+ktest_run(int nnames, char **names)
+{
+	struct ktest_suite *list[64];
+	int n = 0, failed = 0;
+	bool all = nnames == 0 || (nnames == 1 && strcmp(names[0], "all") == 0);
+
+	if (all) {
+		struct ktest_suite *s;
+		for (s = __ktest_suites_start; s < __ktest_suites_end && n < 64;
+		     s++)
+			list[n++] = s;
+		list_for_each_entry(s, &module_suites, link)
+			if (n < 64)
+				list[n++] = s;
+	} else {
+		for (int i = 0; i < nnames && n < 64; i++) {
+			list[n] = find_suite(names[i]);
+			if (list[n] == NULL) {
+				kprintf("ktest: ENOENT: no suite '%s' (ktest "
+					"-l lists them)\n",
+					names[i]);
+				return -ENOENT;
+			}
+			n++;
+		}
+	}
+	kprintf("KTAP version 1\n1..%d\n", n);
+	for (int i = 0; i < n; i++)
+		failed += run_suite(list[i], i + 1);
+	return failed;
+}
+
+void
+ktest_list(void)
+{
+	struct ktest_suite *s;
+
+	for (s = __ktest_suites_start; s < __ktest_suites_end; s++)
+		kprintf("%-16s %d cases\n", s->name, s->ncases);
+	list_for_each_entry(s, &module_suites, link)
+		kprintf("%-16s %d cases (module)\n", s->name, s->ncases);
+}
+
+void
+ktest_boot(void)
+{
+	char *names[16];
+	int n = 0, r;
+	char *s = ktest_param;
+
+	if (ktest_param[0] == '\0')
+		return;
+	while (*s != '\0' && n < 16) {
+		names[n++] = s;
+		while (*s != '\0' && *s != ',')
+			s++;
+		if (*s == ',')
+			*s++ = '\0';
+	}
+	r = ktest_run(n, names);
+	if (ktest_poweroff)
+		machine_exit(r == 0 ? EXIT_SUCCESS_CODE : EXIT_FAILURE_CODE);
+}
+
+static int
+cmd_ktest(int argc, char **argv)
+{
+	int r;
+
+	if (argc == 2 && strcmp(argv[1], "-l") == 0) {
+		ktest_list();
+		return 0;
+	}
+	r = ktest_run(argc - 1, argv + 1);
+	if (r > 0)
+		return cmd_error("ktest", -EIO, "%d case(s) failed", r);
+	return r;
+}
+COMMAND(ktest, "ktest [-l | all | SUITE...]",
+	"run in-kernel test suites, printing KTAP", cmd_ktest);

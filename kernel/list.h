@@ -1,0 +1,78 @@
+/*
+ * Intrusive doubly linked lists, with the names Linux readers expect.
+ * No locking: the owner of a list says which lock protects it.
+ */
+#ifndef KERNEL_LIST_H
+#define KERNEL_LIST_H
+
+#include <stddef.h>
+#include <stdbool.h>
+
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+#define LIST_HEAD_INIT(name) {&(name), &(name)}
+#define LIST_HEAD(name) struct list_head name = LIST_HEAD_INIT(name)
+
+#define container_of(ptr, type, member)                                        \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+static inline void
+INIT_LIST_HEAD(struct list_head *h)
+{
+	h->next = h;
+	h->prev = h;
+}
+
+static inline void
+list_insert(struct list_head *n, struct list_head *prev,
+	    struct list_head *next)
+{
+	next->prev = n;
+	n->next = next;
+	n->prev = prev;
+	prev->next = n;
+}
+
+static inline void
+list_add(struct list_head *n, struct list_head *head)
+{
+	list_insert(n, head, head->next);
+}
+
+static inline void
+list_add_tail(struct list_head *n, struct list_head *head)
+{
+	list_insert(n, head->prev, head);
+}
+
+/* Leaves the entry self-linked so list_empty() on it says "not queued". */
+static inline void
+list_del_init(struct list_head *e)
+{
+	e->next->prev = e->prev;
+	e->prev->next = e->next;
+	INIT_LIST_HEAD(e);
+}
+
+static inline bool
+list_empty(const struct list_head *h)
+{
+	return h->next == h;
+}
+
+#define list_entry(ptr, type, member) container_of(ptr, type, member)
+#define list_first_entry(head, type, member)                                   \
+	list_entry((head)->next, type, member)
+#define list_for_each_entry(pos, head, member)                                 \
+	for (pos = list_entry((head)->next, __typeof__(*pos), member);         \
+	     &pos->member != (head);                                           \
+	     pos = list_entry(pos->member.next, __typeof__(*pos), member))
+#define list_for_each_entry_safe(pos, n, head, member)                         \
+	for (pos = list_entry((head)->next, __typeof__(*pos), member),         \
+	    n = list_entry(pos->member.next, __typeof__(*pos), member);        \
+	     &pos->member != (head);                                           \
+	     pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
+
+#endif

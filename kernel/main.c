@@ -1,0 +1,83 @@
+/*
+ * kmain: bring the boot CPU from "paging just turned on" to a running
+ * shell, in dependency order.  Each step may use only what came before.
+ */
+#include <kernel/cpu.h>
+#include <kernel/console.h>
+#include <kernel/printk.h>
+#include <kernel/panic.h>
+#include <kernel/irq.h>
+#include <kernel/multiboot.h>
+#include <kernel/bootparam.h>
+#include <kernel/page_alloc.h>
+#include <kernel/paging.h>
+#include <kernel/kmalloc.h>
+#include <kernel/sched.h>
+#include <kernel/timer.h>
+#include <kernel/work.h>
+#include <kernel/shell.h>
+#include <kernel/ktest.h>
+#include <kernel/smp.h>
+#include <kernel/x86.h>
+
+extern char _kernel_end[];
+static struct thread idle0;
+
+static void
+memory_init(void)
+{
+	struct boot_info *bi = &boot_info;
+
+	page_alloc_init(bi->ram_top);
+	for (int i = 0; i < bi->nram; i++)
+		page_range_free((uintptr_t)bi->ram[i].base,
+				(uintptr_t)(bi->ram[i].base + bi->ram[i].len));
+	/* Low memory holds BIOS data and the AP trampoline: keep out. */
+	page_range_reserve(0, 0x100000);
+	page_range_reserve(0x100000, V2P(_kernel_end));
+	for (int i = 0; i < bi->nmods; i++)
+		page_range_reserve(bi->mods[i].start, bi->mods[i].end);
+	paging_init(bi->ram_top);
+	kmalloc_init();
+	if (bi->ram_ignored != 0)
+		pr_warn("memory: %u MiB above the %u MiB direct map ignored\n",
+			(unsigned)(bi->ram_ignored >> 20),
+			DIRECT_MAP_SIZE >> 20);
+}
+
+static void
+init_thread(void *arg)
+{
+	(void)arg;
+	ktest_boot();
+	shell_main(NULL);
+}
+
+void
+kmain(uint32_t magic, uint32_t mbi_phys)
+{
+	cpu_init_segments(0);
+	cpus[0].state = CPU_ONLINE;
+	uart_init();
+	trap_init();
+	trap_load_idt();
+	if (multiboot_parse(magic, mbi_phys) != 0)
+		panic("cannot boot without a valid multiboot info block");
+	bootparam_parse(boot_info.cmdline);
+	pr_info("modref booting (loader: %s, cmdline: '%s')\n",
+		boot_info.loader[0] != '\0' ? boot_info.loader : "unknown",
+		boot_info.cmdline);
+	memory_init();
+	sched_init_cpu_idle(&idle0, "idle/0");
+	pic_init();
+	pit_init();
+	uart_enable_irq();
+	pr_info("memory: %u KiB usable, %u KiB free, %d boot module(s)\n",
+		(unsigned)(pages_total() * 4), (unsigned)(pages_free() * 4),
+		boot_info.nmods);
+	smp_init();
+	workqueue_init();
+	if (thread_create("init", init_thread, NULL, 0) == NULL)
+		panic("cannot start the init thread");
+	idle_loop();
+}

@@ -1,0 +1,98 @@
+/*
+ * panic(), the fatal-report path, and frame-pointer backtraces.  Once a
+ * panic starts, the console ignores its lock (another CPU may have died
+ * holding it) and every other CPU is stopped before anything is printed.
+ */
+#include <kernel/panic.h>
+#include <kernel/printk.h>
+#include <kernel/ksyms.h>
+#include <kernel/cpu.h>
+#include <kernel/irq.h>
+#include <kernel/sched.h>
+#include <kernel/x86.h>
+#include <stdarg.h>
+
+#define DEBUG_EXIT_PORT 0xf4
+
+volatile int panicking;
+static volatile int panic_cpu = -1;
+void (*panic_stop_others)(void);
+
+void
+machine_exit(int code)
+{
+	cli();
+	outl(DEBUG_EXIT_PORT, (uint32_t)code);
+	/* No isa-debug-exit device: there is nothing left but to halt. */
+	for (;;)
+		hlt();
+}
+
+void
+panic_begin(void)
+{
+	int me = cpu_id();
+
+	cli();
+	if (__sync_val_compare_and_swap(&panic_cpu, -1, me) != -1 &&
+	    panic_cpu != me) {
+		for (;;)
+			hlt();
+	}
+	panicking = 1;
+	if (panic_stop_others != NULL)
+		panic_stop_others();
+}
+
+void
+backtrace_from(uintptr_t eip, uintptr_t ebp)
+{
+	char buf[96];
+
+	for (int depth = 0; depth < 32; depth++) {
+		uint32_t next_ebp, ret;
+
+		ksym_format(eip, buf, sizeof(buf));
+		kprintf("    [<%08x>] %s\n", (unsigned)eip, buf);
+		if (ebp == 0 || (ebp & 3) != 0)
+			break;
+		if (probe_read32((void *)ebp, &next_ebp) != 0 ||
+		    probe_read32((void *)(ebp + 4), &ret) != 0) {
+			kprintf("    (frame pointer %08x unreadable)\n",
+				(unsigned)ebp);
+			break;
+		}
+		if (ret == 0)
+			break;
+		/* Return address points after the call; -1 names the caller
+		 * even when the call was the function's last instruction. */
+		eip = ret - 1;
+		ebp = next_ebp;
+	}
+}
+
+void
+backtrace(void)
+{
+	backtrace_from((uintptr_t)__builtin_return_address(0) - 1,
+		       *(uint32_t *)read_ebp());
+}
+
+void
+panic(const char *fmt, ...)
+{
+	va_list ap;
+
+	panic_begin();
+	kprintf("\nKERNEL PANIC: ");
+	va_start(ap, fmt);
+	vkprintf(fmt, ap);
+	va_end(ap);
+	kprintf("\n  cpu %d, thread %s\n", cpu_id(), thread_name(current));
+	kprintf("  backtrace:\n");
+	backtrace_from((uintptr_t)__builtin_return_address(0) - 1,
+		       *(uint32_t *)read_ebp());
+	kprintf("KERNEL PANIC: end of report, exiting with code %d\n",
+		EXIT_PANIC_CODE);
+	machine_exit(EXIT_PANIC_CODE);
+}

@@ -1,0 +1,394 @@
+/*
+ * Threads and per-CPU round-robin scheduling (see sched.h for the model).
+ *
+ * Locking: a CPU's run queue lock protects its queue and the state of the
+ * threads that belong to it.  schedule() holds the lock across the switch;
+ * the next thread releases it (finish_switch), so no wakeup can observe a
+ * thread that is half switched out.  Lock order: waitq lock, then run
+ * queue lock; the thread list lock nests inside neither.
+ */
+#include <kernel/sched.h>
+#include <kernel/cpu.h>
+#include <kernel/panic.h>
+#include <kernel/printk.h>
+#include <kernel/page_alloc.h>
+#include <kernel/kmalloc.h>
+#include <kernel/string.h>
+#include <kernel/timer.h>
+#include <kernel/waitq.h>
+#include <kernel/x86.h>
+#include <kernel/layout.h>
+
+#define TIMESLICE_MS 10
+
+void context_switch(uint32_t *save_esp, uint32_t new_esp);
+void (*smp_send_reschedule)(int cpu);
+
+static DEFINE_SPINLOCK(threads_lock);
+static LIST_HEAD(all_threads);
+static int next_tid = 1;
+static int threads_count;
+static int next_cpu;
+
+const char *
+thread_name(const struct thread *t)
+{
+	return t != NULL ? t->name : "(none)";
+}
+
+const char *
+thread_state_name(int s)
+{
+	switch (s) {
+	case T_RUNNING:
+		return "R";
+	case T_SLEEPING:
+		return "S";
+	case T_DEAD:
+		return "X";
+	}
+	return "?";
+}
+
+static void
+thread_list_add(struct thread *t)
+{
+	uint32_t f = spin_lock_irqsave(&threads_lock);
+	t->tid = next_tid++;
+	list_add_tail(&t->all_link, &all_threads);
+	threads_count++;
+	spin_unlock_irqrestore(&threads_lock, f);
+}
+
+void
+for_each_thread(void (*fn)(struct thread *t, void *arg), void *arg)
+{
+	struct thread *t;
+	uint32_t f = spin_lock_irqsave(&threads_lock);
+
+	list_for_each_entry(t, &all_threads, all_link)
+		fn(t, arg);
+	spin_unlock_irqrestore(&threads_lock, f);
+}
+
+int
+nr_threads(void)
+{
+	return threads_count;
+}
+
+void
+sched_init_cpu_idle(struct thread *idle, const char *name)
+{
+	struct cpu *c = this_cpu();
+
+	memset(idle, 0, sizeof(*idle));
+	strlcpy(idle->name, name, sizeof(idle->name));
+	idle->state = T_RUNNING;
+	idle->cpu = c->id;
+	INIT_LIST_HEAD(&idle->rq_link);
+	spin_init(&c->rq.lock, "runqueue");
+	INIT_LIST_HEAD(&c->rq.queue);
+	c->idle = idle;
+	c->curr = idle;
+	thread_list_add(idle);
+}
+
+/* Runs first in every new thread, still holding its CPU's rq lock. */
+static void finish_switch(void);
+
+static __attribute__((noreturn)) void
+thread_start(void)
+{
+	struct thread *t;
+
+	finish_switch();
+	sti();
+	t = current;
+	t->fn(t->arg);
+	thread_exit();
+}
+
+static int
+pick_cpu(void)
+{
+	for (int tries = 0; tries < MAX_CPUS; tries++) {
+		int c = __sync_fetch_and_add(&next_cpu, 1) % MAX_CPUS;
+		if (cpus[c].state == CPU_ONLINE)
+			return c;
+	}
+	return cpu_id();
+}
+
+struct thread *
+thread_create(const char *name, void (*fn)(void *), void *arg, int cpu)
+{
+	struct thread *t = kzalloc(sizeof(*t), "thread");
+	uint32_t *sp;
+
+	if (t == NULL)
+		return NULL;
+	t->stack = alloc_pages(KSTACK_PAGES, "stack");
+	if (t->stack == NULL) {
+		kfree(t);
+		return NULL;
+	}
+	*(uint32_t *)t->stack = STACK_MAGIC;
+	strlcpy(t->name, name, sizeof(t->name));
+	t->fn = fn;
+	t->arg = arg;
+	t->cpu = cpu >= 0 && cpu < MAX_CPUS && cpus[cpu].state == CPU_ONLINE
+			 ? cpu
+			 : pick_cpu();
+	t->created_ms = now_ms();
+	INIT_LIST_HEAD(&t->rq_link);
+	/* Frame for context_switch: edi esi ebx ebp, then "return" into
+	 * thread_start, whose own return address slot is never used. */
+	sp = (uint32_t *)((char *)t->stack + KSTACK_SIZE);
+	*--sp = 0;
+	*--sp = (uint32_t)thread_start;
+	*--sp = 0; /* ebp: ends backtraces */
+	*--sp = 0;
+	*--sp = 0;
+	*--sp = 0;
+	t->esp = (uint32_t)sp;
+	t->state = T_SLEEPING;
+	thread_list_add(t);
+	wake_up_thread(t);
+	return t;
+}
+
+static void
+free_thread(struct thread *t)
+{
+	uint32_t f = spin_lock_irqsave(&threads_lock);
+	list_del_init(&t->all_link);
+	threads_count--;
+	spin_unlock_irqrestore(&threads_lock, f);
+	free_pages(t->stack, KSTACK_PAGES);
+	kfree(t);
+}
+
+static void
+finish_switch(void)
+{
+	struct cpu *c = this_cpu();
+	struct thread *dead = c->dead;
+
+	c->dead = NULL;
+	spin_unlock(&c->rq.lock);
+	if (dead != NULL)
+		free_thread(dead);
+}
+
+static void
+check_stack(struct thread *t)
+{
+	if (t->stack != NULL && *(uint32_t *)t->stack != STACK_MAGIC)
+		panic("stack overflow in thread %s (tid %d)", t->name, t->tid);
+}
+
+void
+schedule(void)
+{
+	uint32_t f = local_irq_save();
+	struct cpu *c = this_cpu();
+	struct thread *prev = c->curr, *next;
+
+	if (c->locks_held != 0)
+		panic("schedule() with %d spinlock(s) held", c->locks_held);
+	if (c->irq_depth != 0)
+		panic("schedule() in interrupt context");
+	check_stack(prev);
+	spin_lock(&c->rq.lock);
+	c->need_resched = 0;
+	c->qs_seq++;
+	if (prev->state == T_RUNNING && prev != c->idle && !prev->on_rq) {
+		list_add_tail(&prev->rq_link, &c->rq.queue);
+		prev->on_rq = true;
+		c->rq.nr_running++;
+	}
+	if (!list_empty(&c->rq.queue)) {
+		next = list_first_entry(&c->rq.queue, struct thread, rq_link);
+		list_del_init(&next->rq_link);
+		next->on_rq = false;
+		c->rq.nr_running--;
+	} else {
+		next = c->idle;
+	}
+	if (next == prev) {
+		spin_unlock(&c->rq.lock);
+		local_irq_restore(f);
+		return;
+	}
+	if (prev->state == T_DEAD)
+		c->dead = prev;
+	c->nr_switches++;
+	next->nr_switches++;
+	c->curr = next;
+	context_switch(&prev->esp, next->esp);
+	finish_switch();
+	local_irq_restore(f);
+}
+
+void
+thread_yield(void)
+{
+	schedule();
+}
+
+void
+thread_exit(void)
+{
+	cli();
+	current->state = T_DEAD;
+	schedule();
+	panic("dead thread %s was scheduled", current->name);
+}
+
+static void
+do_wake(struct thread *t, bool only_interruptible)
+{
+	struct cpu *c = &cpus[t->cpu];
+	uint32_t f = spin_lock_irqsave(&c->rq.lock);
+	bool kick = false;
+
+	if (t->state == T_SLEEPING &&
+	    (!only_interruptible || t->interruptible)) {
+		t->state = T_RUNNING;
+		if (!t->on_rq && c->curr != t) {
+			list_add_tail(&t->rq_link, &c->rq.queue);
+			t->on_rq = true;
+			c->rq.nr_running++;
+			if (c->curr == c->idle)
+				c->need_resched = 1;
+			kick = c != this_cpu();
+		}
+	}
+	spin_unlock_irqrestore(&c->rq.lock, f);
+	if (kick && smp_send_reschedule != NULL)
+		smp_send_reschedule(t->cpu);
+}
+
+void
+wake_up_thread(struct thread *t)
+{
+	do_wake(t, false);
+}
+
+void
+thread_signal(struct thread *t)
+{
+	t->sigpending = true;
+	do_wake(t, true);
+}
+
+bool
+signal_pending(void)
+{
+	return current->sigpending;
+}
+
+void
+clear_signal(void)
+{
+	current->sigpending = false;
+}
+
+void
+set_current_state(int state, bool interruptible)
+{
+	struct thread *t = current;
+
+	t->interruptible = interruptible;
+	/* xchg is a full barrier: the state store is visible before the
+	 * caller re-reads its wait condition, so a waker cannot slip in
+	 * between and see us still running. */
+	__atomic_exchange_n(&t->state, state, __ATOMIC_SEQ_CST);
+}
+
+void
+sched_tick(void)
+{
+	struct cpu *c = this_cpu();
+	struct thread *t = c->curr;
+
+	t->runtime_ticks++;
+	if (t == c->idle) {
+		if (!list_empty(&c->rq.queue))
+			c->need_resched = 1;
+	} else if (t->runtime_ticks % TIMESLICE_MS == 0) {
+		c->need_resched = 1;
+	}
+}
+
+void
+idle_loop(void)
+{
+	struct cpu *c = this_cpu();
+
+	for (;;) {
+		cli();
+		c->qs_seq++;
+		if (list_empty(&c->rq.queue) && !c->need_resched)
+			sti_hlt();
+		else
+			sti();
+		schedule();
+	}
+}
+
+static void
+wake_timer_fn(struct timer *t)
+{
+	wake_up_thread(t->data);
+}
+
+void
+schedule_until(uint64_t deadline)
+{
+	struct timer tm;
+
+	if (deadline == UINT64_MAX) {
+		schedule();
+		return;
+	}
+	timer_init(&tm, wake_timer_fn, current);
+	timer_add(&tm, deadline);
+	schedule();
+	timer_del(&tm);
+}
+
+static int
+sleep_until(uint64_t deadline, bool intr)
+{
+	for (;;) {
+		set_current_state(T_SLEEPING, intr);
+		if (now_ms() >= deadline) {
+			set_current_state(T_RUNNING, false);
+			return 0;
+		}
+		if (intr && signal_pending()) {
+			set_current_state(T_RUNNING, false);
+			return -EINTR;
+		}
+		schedule_until(deadline);
+	}
+}
+
+void
+msleep(unsigned ms)
+{
+	sleep_until(now_ms() + ms, false);
+}
+
+int
+msleep_interruptible(unsigned ms)
+{
+	return sleep_until(now_ms() + ms, true);
+}
+
+void
+sched_init(void)
+{
+}

@@ -1,0 +1,70 @@
+/*
+ * Kernel threads and the scheduler.  Each CPU has its own run queue and
+ * runs its threads round-robin with a 10 ms time slice; a thread stays on
+ * the CPU it was created on (no migration), which keeps per-CPU data
+ * stable for the thread and makes wakeups simple: a wakeup takes the
+ * sleeper's run queue lock, so it cannot race with that CPU switching the
+ * sleeper out.  Preemption happens on return from an interrupt when the
+ * interrupted code held no spinlock and had interrupts on.
+ */
+#ifndef KERNEL_SCHED_H
+#define KERNEL_SCHED_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <kernel/list.h>
+
+enum thread_state { T_RUNNING, T_SLEEPING, T_DEAD };
+
+struct thread {
+	uint32_t esp; /* saved stack pointer while switched out */
+	int tid;
+	char name[24];
+	volatile int state;
+	bool interruptible; /* sleeping in an interruptible wait */
+	bool on_rq;
+	volatile bool sigpending; /* Ctrl-C delivered, not yet consumed */
+	int cpu;
+	struct list_head rq_link;
+	struct list_head all_link;
+	void *stack; /* lowest address of the stack */
+	void (*fn)(void *);
+	void *arg;
+	uint64_t nr_switches;
+	uint64_t created_ms;
+	uint64_t runtime_ticks;
+};
+
+#define STACK_MAGIC 0x57ac4bad
+
+void sched_init(void);
+/* Make the calling boot context this CPU's idle thread. */
+void sched_init_cpu_idle(struct thread *idle, const char *name);
+/* cpu -1: pick one round-robin among online CPUs. */
+struct thread *thread_create(const char *name, void (*fn)(void *), void *arg,
+			     int cpu);
+__attribute__((noreturn)) void thread_exit(void);
+void schedule(void);
+void thread_yield(void);
+void wake_up_thread(struct thread *t);
+/* Deliver an interrupt (Ctrl-C): set pending, wake an interruptible sleep. */
+void thread_signal(struct thread *t);
+void clear_signal(void);
+void set_current_state(int state, bool interruptible);
+void sched_tick(void);
+__attribute__((noreturn)) void idle_loop(void);
+const char *thread_name(const struct thread *t);
+const char *thread_state_name(int state);
+
+void msleep(unsigned ms);
+/* 0, or -EINTR if interrupted first. */
+int msleep_interruptible(unsigned ms);
+
+/* Visit every thread under the thread-list lock (fn must not sleep). */
+void for_each_thread(void (*fn)(struct thread *t, void *arg), void *arg);
+int nr_threads(void);
+
+/* Set by SMP: ask another CPU to reschedule (an idle CPU is halted). */
+extern void (*smp_send_reschedule)(int cpu);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * The console shell.  Commands are declared next to the code they drive
+ * with COMMAND() (collected by the linker), or registered at run time by
+ * modules with command_register().  A command returns 0 or a negative
+ * errno and reports its own errors with cmd_error(), which prints the
+ * contract's error line: "<command>: <ENAME>: <what went wrong>".
+ */
+#ifndef KERNEL_SHELL_H
+#define KERNEL_SHELL_H
+
+#include <kernel/list.h>
+
+#define SHELL_MAX_ARGS 16
+
+struct command {
+	const char *name;
+	const char *usage;
+	const char *help;
+	int (*fn)(int argc, char **argv);
+	struct list_head link; /* for run-time registration only */
+};
+
+#define COMMAND(n, u, h, f)                                                    \
+	static struct command __command_##n                                    \
+		__attribute__((section(".commands"), used, aligned(4))) = {    \
+			#n, u, h, f, {0, 0}}
+
+int cmd_error(const char *cmd, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Print "usage: <usage line>" for the command and return -EINVAL. */
+int cmd_usage(const char *cmd);
+
+void command_register(struct command *c);
+void command_unregister(struct command *c);
+const struct command *command_find(const char *name);
+
+/* Run one line as if typed (used by boot-time hooks and tests). */
+int shell_run_line(char *line);
+void shell_main(void *arg);
+
+#endif

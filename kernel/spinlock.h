@@ -1,0 +1,38 @@
+/*
+ * Ticket spinlocks, fair under contention.  Every lock is taken with local
+ * interrupts off (spin_lock_irqsave) so an IRQ handler on the same CPU can
+ * never spin on a lock its own CPU holds; plain spin_lock() checks that
+ * interrupts are already off.  Lock debugging is always on: taking a lock
+ * this CPU already holds, releasing one it does not hold, or sleeping with
+ * a lock held panics at once with the lock's name and the owner's call site.
+ */
+#ifndef KERNEL_SPINLOCK_H
+#define KERNEL_SPINLOCK_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+typedef struct spinlock {
+	volatile uint32_t ticket; /* high 16 bits: next, low 16: serving */
+	volatile int owner_cpu;	  /* -1 when free */
+	const char *name;
+	uintptr_t owner_pc;
+	uint64_t contended; /* acquisitions that had to wait */
+} spinlock_t;
+
+#define SPINLOCK_INIT(n) {0, -1, n, 0, 0}
+#define DEFINE_SPINLOCK(v) spinlock_t v = SPINLOCK_INIT(#v)
+
+void spin_init(spinlock_t *l, const char *name);
+void spin_lock(spinlock_t *l);
+void spin_unlock(spinlock_t *l);
+uint32_t spin_lock_irqsave(spinlock_t *l);
+void spin_unlock_irqrestore(spinlock_t *l, uint32_t flags);
+bool spin_is_locked(const spinlock_t *l);
+/* True if the calling CPU holds the lock (for assertions). */
+bool spin_held(const spinlock_t *l);
+
+uint32_t local_irq_save(void);
+void local_irq_restore(uint32_t flags);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * Freestanding string and number helpers (see string.h).
+ */
+#include <kernel/string.h>
+#include <kernel/errno.h>
+#include <stdint.h>
+#include <limits.h>
+
+void *
+memcpy(void *dst, const void *src, size_t n)
+{
+	void *d = dst;
+
+	__asm__ volatile("rep movsb"
+			 : "+D"(d), "+S"(src), "+c"(n)
+			 :
+			 : "memory");
+	return dst;
+}
+
+void *
+memmove(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	if (d == s || n == 0)
+		return dst;
+	if (d < s || d >= s + n) {
+		while (n--)
+			*d++ = *s++;
+	} else {
+		d += n;
+		s += n;
+		while (n--)
+			*--d = *--s;
+	}
+	return dst;
+}
+
+void *
+memset(void *dst, int c, size_t n)
+{
+	unsigned char *d = dst;
+
+	while (n--)
+		*d++ = (unsigned char)c;
+	return dst;
+}
+
+int
+memcmp(const void *a, const void *b, size_t n)
+{
+	const unsigned char *x = a, *y = b;
+
+	for (; n > 0; n--, x++, y++)
+		if (*x != *y)
+			return *x - *y;
+	return 0;
+}
+
+size_t
+strlen(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] != '\0')
+		n++;
+	return n;
+}
+
+size_t
+strnlen(const char *s, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max && s[n] != '\0')
+		n++;
+	return n;
+}
+
+int
+strcmp(const char *a, const char *b)
+{
+	while (*a != '\0' && *a == *b) {
+		a++;
+		b++;
+	}
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
+int
+strncmp(const char *a, const char *b, size_t n)
+{
+	for (; n > 0; n--, a++, b++) {
+		if (*a != *b)
+			return (unsigned char)*a - (unsigned char)*b;
+		if (*a == '\0')
+			return 0;
+	}
+	return 0;
+}
+
+char *
+strchr(const char *s, int c)
+{
+	for (;; s++) {
+		if (*s == (char)c)
+			return (char *)s;
+		if (*s == '\0')
+			return NULL;
+	}
+}
+
+char *
+strrchr(const char *s, int c)
+{
+	const char *last = NULL;
+
+	for (;; s++) {
+		if (*s == (char)c)
+			last = s;
+		if (*s == '\0')
+			return (char *)last;
+	}
+}
+
+size_t
+strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t n = strlen(src);
+
+	if (size > 0) {
+		size_t c = n < size - 1 ? n : size - 1;
+		memmove(dst, src, c);
+		dst[c] = '\0';
+	}
+	return n;
+}
+
+int
+parse_ulong(const char *s, unsigned long *out)
+{
+	unsigned long v = 0;
+	unsigned base = 10;
+
+	if (s == NULL || *s == '\0')
+		return -EINVAL;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		if (*s == '\0')
+			return -EINVAL;
+	}
+	for (; *s != '\0'; s++) {
+		unsigned d;
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			return -EINVAL;
+		if (v > (ULONG_MAX - d) / base)
+			return -ERANGE;
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
+}
+
+int
+parse_long(const char *s, long *out)
+{
+	unsigned long v;
+	int neg = 0, err;
+
+	if (s != NULL && *s == '-') {
+		neg = 1;
+		s++;
+	}
+	err = parse_ulong(s, &v);
+	if (err != 0)
+		return err;
+	if (v > (unsigned long)LONG_MAX + (unsigned long)neg)
+		return -ERANGE;
+	*out = neg ? (long)(0 - v) : (long)v;
+	return 0;
+}

@@ -1,0 +1,33 @@
+/*
+ * The small part of the C library the kernel uses.  GCC may also emit calls
+ * to memcpy/memset/memmove/memcmp on its own, so those must exist.
+ */
+#ifndef KERNEL_STRING_H
+#define KERNEL_STRING_H
+
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdbool.h>
+
+void *memcpy(void *dst, const void *src, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
+void *memset(void *dst, int c, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+size_t strnlen(const char *s, size_t max);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strchr(const char *s, int c);
+char *strrchr(const char *s, int c);
+size_t strlcpy(char *dst, const char *src, size_t size);
+
+/* Parse an unsigned/signed number in base 10, or 16 with 0x.  The whole
+ * string must be a number; returns 0 or -EINVAL / -ERANGE. */
+int parse_ulong(const char *s, unsigned long *out);
+int parse_long(const char *s, long *out);
+
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int snprintf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

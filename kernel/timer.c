@@ -1,0 +1,156 @@
+/*
+ * Timekeeping and the timer list (see timer.h).  One sorted list under one
+ * lock: modref has few timers, and a single list keeps "when does the next
+ * one fire" and "delete, waiting for a running callback" obvious.
+ */
+#include <kernel/timer.h>
+#include <kernel/spinlock.h>
+#include <kernel/cpu.h>
+#include <kernel/irq.h>
+#include <kernel/sched.h>
+#include <kernel/x86.h>
+
+static volatile uint32_t time_seq;
+static volatile uint64_t time_ms;
+static DEFINE_SPINLOCK(timer_lock);
+static LIST_HEAD(timer_list);
+static struct timer *volatile running_timer;
+uint64_t tsc_per_ms;
+
+uint64_t
+now_ms(void)
+{
+	uint32_t s;
+	uint64_t v;
+
+	do {
+		s = time_seq;
+		barrier();
+		v = time_ms;
+		barrier();
+	} while ((s & 1) != 0 || s != time_seq);
+	return v;
+}
+
+void
+timer_init(struct timer *t, void (*fn)(struct timer *), void *data)
+{
+	INIT_LIST_HEAD(&t->link);
+	t->fn = fn;
+	t->data = data;
+	t->pending = false;
+	t->expires = 0;
+}
+
+void
+timer_add(struct timer *t, uint64_t expires)
+{
+	struct timer *pos;
+	uint32_t f = spin_lock_irqsave(&timer_lock);
+
+	if (t->pending)
+		list_del_init(&t->link);
+	t->expires = expires;
+	t->pending = true;
+	list_for_each_entry(pos, &timer_list, link)
+		if (pos->expires > expires)
+			break;
+	list_add_tail(&t->link, &pos->link);
+	spin_unlock_irqrestore(&timer_lock, f);
+}
+
+bool
+timer_del(struct timer *t)
+{
+	bool was;
+	uint32_t f = spin_lock_irqsave(&timer_lock);
+
+	was = t->pending;
+	if (was) {
+		list_del_init(&t->link);
+		t->pending = false;
+	}
+	spin_unlock_irqrestore(&timer_lock, f);
+	/* A callback deleting its own timer must not wait for itself. */
+	while (running_timer == t && !in_interrupt())
+		cpu_relax();
+	return was;
+}
+
+static void
+run_timers(uint64_t now)
+{
+	spin_lock(&timer_lock);
+	while (!list_empty(&timer_list)) {
+		struct timer *t =
+			list_first_entry(&timer_list, struct timer, link);
+		if (t->expires > now)
+			break;
+		list_del_init(&t->link);
+		t->pending = false;
+		running_timer = t;
+		spin_unlock(&timer_lock);
+		t->fn(t);
+		spin_lock(&timer_lock);
+		running_timer = NULL;
+	}
+	spin_unlock(&timer_lock);
+}
+
+void
+timer_tick(void)
+{
+	time_seq++;
+	barrier();
+	time_ms++;
+	barrier();
+	time_seq++;
+	run_timers(time_ms);
+}
+
+/* ---- the 8254 PIT: boot-time tick (Intel 82C54 datasheet, mode 2) ---- */
+#define PIT_CH0 0x40
+#define PIT_CMD 0x43
+#define PIT_HZ 1193182
+
+static void
+pit_irq(void *arg)
+{
+	(void)arg;
+	timer_tick();
+	sched_tick();
+}
+
+void
+pit_init(void)
+{
+	uint16_t div = (PIT_HZ + HZ / 2) / HZ;
+	uint64_t t0;
+
+	outb(PIT_CMD, 0x34); /* channel 0, lo/hi byte, rate generator */
+	outb(PIT_CH0, div & 0xff);
+	outb(PIT_CH0, div >> 8);
+	irq_register(0, pit_irq, NULL, "pit");
+	/* Calibrate the TSC against 50 ticks for udelay(). */
+	sti();
+	uint64_t start = now_ms();
+	while (now_ms() == start)
+		hlt();
+	t0 = rdtsc();
+	start = now_ms();
+	while (now_ms() < start + 50)
+		hlt();
+	tsc_per_ms = (rdtsc() - t0) / 50;
+	if (tsc_per_ms == 0)
+		tsc_per_ms = 1;
+	cli();
+}
+
+void
+udelay(unsigned us)
+{
+	uint64_t end = rdtsc() + tsc_per_ms * us / 1000;
+
+	while (rdtsc() < end)
+		cpu_relax();
+}

@@ -1,0 +1,248 @@
+/*
+ * The IDT and trap dispatch: CPU exceptions get a full report and a panic
+ * (unless a probe or a registered fault hook claims them), device IRQs go
+ * to their registered handlers, and the way back to the interrupted code
+ * is where preemption happens.
+ */
+#include <kernel/irq.h>
+#include <kernel/cpu.h>
+#include <kernel/x86.h>
+#include <kernel/panic.h>
+#include <kernel/printk.h>
+#include <kernel/sched.h>
+#include <kernel/spinlock.h>
+#include <kernel/string.h>
+#include <kernel/trap.h>
+
+struct idt_entry {
+	uint16_t off_lo;
+	uint16_t sel;
+	uint8_t zero;
+	uint8_t type;
+	uint16_t off_hi;
+} __attribute__((packed));
+
+static struct idt_entry idt[256];
+
+#define MAX_SHARED 4
+struct irq_action {
+	irq_handler_fn fn;
+	void *arg;
+	const char *name;
+};
+static struct irq_action irq_actions[NR_IRQS][MAX_SHARED];
+static uint64_t irq_counts[NR_IRQS];
+static vector_handler_fn vector_handlers[256];
+static const struct irq_chip *chip = &pic_chip;
+static DEFINE_SPINLOCK(irq_lock);
+static fault_hook_fn fault_hook;
+
+extern char vector_stubs[];
+extern char probe_read32_insn[], probe_read32_fixup[];
+extern char probe_write32_insn[], probe_write32_fixup[];
+
+static const char *const exc_names[32] = {
+	"Divide Error", "Debug", "NMI", "Breakpoint", "Overflow",
+	"BOUND Range Exceeded", "Invalid Opcode", "Device Not Available",
+	"Double Fault", "Coprocessor Segment Overrun", "Invalid TSS",
+	"Segment Not Present", "Stack-Segment Fault", "General Protection",
+	"Page Fault", "Reserved", "x87 FPU Error", "Alignment Check",
+	"Machine Check", "SIMD Floating-Point", "Virtualization",
+	"Control Protection",
+};
+
+void
+trap_init(void)
+{
+	for (int i = 0; i < 256; i++) {
+		uintptr_t a = (uintptr_t)vector_stubs + 16 * i;
+		idt[i].off_lo = a & 0xffff;
+		idt[i].off_hi = a >> 16;
+		idt[i].sel = 0x08;
+		idt[i].zero = 0;
+		idt[i].type = 0x8e; /* present, ring 0, 32-bit interrupt gate */
+	}
+}
+
+void
+trap_load_idt(void)
+{
+	struct {
+		uint16_t limit;
+		uint32_t base;
+	} __attribute__((packed)) d = {sizeof(idt) - 1, (uint32_t)idt};
+	__asm__ volatile("lidt %0" : : "m"(d));
+}
+
+void
+irq_set_chip(const struct irq_chip *c)
+{
+	chip = c;
+}
+
+const struct irq_chip *
+irq_get_chip(void)
+{
+	return chip;
+}
+
+int
+irq_register(int irq, irq_handler_fn fn, void *arg, const char *name)
+{
+	uint32_t f;
+	int i, first = 1;
+
+	if (irq < 0 || irq >= NR_IRQS)
+		return -1;
+	f = spin_lock_irqsave(&irq_lock);
+	for (i = 0; i < MAX_SHARED; i++)
+		if (irq_actions[irq][i].fn != NULL)
+			first = 0;
+	for (i = 0; i < MAX_SHARED; i++) {
+		if (irq_actions[irq][i].fn == NULL) {
+			irq_actions[irq][i] =
+				(struct irq_action){fn, arg, name};
+			break;
+		}
+	}
+	if (i < MAX_SHARED && first)
+		chip->unmask(irq);
+	spin_unlock_irqrestore(&irq_lock, f);
+	return i < MAX_SHARED ? 0 : -1;
+}
+
+void
+irq_unregister(int irq, irq_handler_fn fn, void *arg)
+{
+	uint32_t f;
+	int left = 0;
+
+	if (irq < 0 || irq >= NR_IRQS)
+		return;
+	f = spin_lock_irqsave(&irq_lock);
+	for (int i = 0; i < MAX_SHARED; i++) {
+		struct irq_action *a = &irq_actions[irq][i];
+		if (a->fn == fn && a->arg == arg)
+			*a = (struct irq_action){NULL, NULL, NULL};
+		else if (a->fn != NULL)
+			left = 1;
+	}
+	if (!left)
+		chip->mask(irq);
+	spin_unlock_irqrestore(&irq_lock, f);
+}
+
+uint64_t
+irq_count(int irq)
+{
+	return irq >= 0 && irq < NR_IRQS ? irq_counts[irq] : 0;
+}
+
+const char *
+irq_name(int irq)
+{
+	if (irq < 0 || irq >= NR_IRQS)
+		return NULL;
+	for (int i = 0; i < MAX_SHARED; i++)
+		if (irq_actions[irq][i].fn != NULL)
+			return irq_actions[irq][i].name;
+	return NULL;
+}
+
+void
+vector_register(int vec, vector_handler_fn fn)
+{
+	vector_handlers[vec & 0xff] = fn;
+}
+
+void
+trap_set_fault_hook(fault_hook_fn fn)
+{
+	fault_hook = fn;
+}
+
+static void
+dump_registers(const struct trapframe *tf)
+{
+	kprintf("  EIP=%08x EFLAGS=%08x CS=%04x\n", tf->eip, tf->eflags,
+		tf->cs);
+	kprintf("  EAX=%08x EBX=%08x ECX=%08x EDX=%08x\n", tf->eax, tf->ebx,
+		tf->ecx, tf->edx);
+	kprintf("  ESI=%08x EDI=%08x EBP=%08x ESP=%08x\n", tf->esi, tf->edi,
+		tf->ebp, (uint32_t)&tf->eflags + 4);
+	kprintf("  CR0=%08x CR2=%08x CR3=%08x CR4=%08x\n", read_cr0(),
+		read_cr2(), read_cr3(), read_cr4());
+}
+
+static void
+exception(struct trapframe *tf)
+{
+	uint32_t cr2 = read_cr2();
+	const char *name = tf->vector < 32 && exc_names[tf->vector] != NULL
+				   ? exc_names[tf->vector]
+				   : "Reserved";
+
+	if (tf->vector == 14) {
+		if (tf->eip == (uintptr_t)probe_read32_insn) {
+			tf->eip = (uintptr_t)probe_read32_fixup;
+			return;
+		}
+		if (tf->eip == (uintptr_t)probe_write32_insn) {
+			tf->eip = (uintptr_t)probe_write32_fixup;
+			return;
+		}
+	}
+	panic_begin();
+	kprintf("\nEXCEPTION: %s (vector %u) error code 0x%x on cpu %d, "
+		"thread %s\n",
+		name, tf->vector, tf->err, cpu_id(), thread_name(current));
+	if (tf->vector == 14)
+		kprintf("  page fault at CR2=%08x: %s, %s, %s\n", cr2,
+			tf->err & 1 ? "protection violation" : "not present",
+			tf->err & 2 ? "write" : "read",
+			tf->err & 16 ? "instruction fetch" : "data access");
+	if (fault_hook != NULL)
+		fault_hook(tf, cr2);
+	dump_registers(tf);
+	kprintf("  backtrace:\n");
+	backtrace_from(tf->eip, tf->ebp);
+	panic("unhandled %s in kernel mode (vector %u) at %p", name,
+	      tf->vector, (void *)tf->eip);
+}
+
+void
+trap(struct trapframe *tf)
+{
+	struct cpu *c = this_cpu();
+	uint32_t v = tf->vector;
+
+	if (v < 32) {
+		exception(tf);
+		return;
+	}
+	c->irq_depth++;
+	c->nr_irqs++;
+	if (v >= IRQ_BASE && v < IRQ_BASE + NR_IRQS) {
+		int irq = v - IRQ_BASE;
+		irq_counts[irq]++;
+		for (int i = 0; i < MAX_SHARED; i++) {
+			struct irq_action *a = &irq_actions[irq][i];
+			if (a->fn != NULL)
+				a->fn(a->arg);
+		}
+		chip->eoi(irq);
+	} else if (vector_handlers[v] != NULL) {
+		vector_handlers[v](tf);
+	}
+	c->irq_depth--;
+	/* Preempt only code that ran with interrupts on and held nothing. */
+	if (c->need_resched && c->irq_depth == 0 && c->preempt_off == 0 &&
+	    c->locks_held == 0 && (tf->eflags & EFLAGS_IF))
+		schedule();
+}
+
+bool
+in_interrupt(void)
+{
+	return this_cpu()->irq_depth > 0;
+}

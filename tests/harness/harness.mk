@@ -1,0 +1,27 @@
+# Host test harness: modref-harness (runs scenarios against QEMU), its
+# unit tests, and the fake QEMU + end-to-end checker used by its
+# self-tests.  Included by the top-level Makefile; see docs/harness.md.
+
+HARNESS_DIR := tests/harness
+HARNESS_OBJDIR := $(HOSTBIN)/obj/harness
+HARNESS_LIB := util profile script ktap console netdev qemu report run hostcmd
+HARNESS_LIBOBJS := $(HARNESS_LIB:%=$(HARNESS_OBJDIR)/%.o)
+
+$(HARNESS_OBJDIR)/%.o: $(HARNESS_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -c $< -o $@
+
+$(HOSTBIN)/modref-harness: $(HARNESS_LIBOBJS) $(HARNESS_OBJDIR)/main.o
+	$(HOSTCC) -o $@ $^
+
+$(HOSTBIN)/harness-unittest: $(HARNESS_LIBOBJS) $(HARNESS_OBJDIR)/unittest.o
+	$(HOSTCC) -o $@ $^
+
+$(HOSTBIN)/fake-qemu: $(HARNESS_OBJDIR)/fake-qemu.o
+	$(HOSTCC) -o $@ $^
+
+$(HOSTBIN)/harness-e2e: $(HARNESS_OBJDIR)/e2e.o $(HARNESS_OBJDIR)/util.o
+	$(HOSTCC) -o $@ $^
+
+host: $(HOSTBIN)/modref-harness $(HOSTBIN)/harness-unittest \
+	$(HOSTBIN)/fake-qemu $(HOSTBIN)/harness-e2e

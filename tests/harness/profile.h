@@ -1,0 +1,50 @@
+/*
+ * QEMU launch profiles (qemu/NAME.profile): which machine a scenario runs
+ * on.  A profile is plain `key value` lines; every key has a default so a
+ * profile only states what differs.  The same value parsers check the
+ * command-line overrides of `modref-harness run`.
+ */
+#ifndef HARNESS_PROFILE_H
+#define HARNESS_PROFILE_H
+
+#include <stddef.h>
+
+enum nic_kind { NIC_NONE, NIC_E1000, NIC_VIRTIO, NIC_BOTH };
+enum boot_kind { BOOT_DIRECT, BOOT_ISO };
+/* Netdev backends; `dgram`/`socket` can be added here and in netdev.c. */
+enum net_kind { NET_USER, NET_NONE };
+
+struct profile {
+	char name[64];
+	int smp;
+	char mem[16];
+	enum nic_kind nic;
+	enum boot_kind boot;
+	enum net_kind net;
+};
+
+void profile_defaults(struct profile *p, const char *name);
+
+/*
+ * Apply one `key value` setting.  Returns 0, or -1 with a message in err
+ * (no file or line: the caller knows where the setting came from).
+ */
+int profile_set(struct profile *p, const char *key, const char *value,
+		char *err, size_t errlen);
+
+/* Parse profile text; errors read "FILE:LINE: problem". */
+int profile_parse(struct profile *p, const char *file, const char *text,
+		  char *err, size_t errlen);
+
+/* Load DIR/NAME.profile (or NAME itself if it contains a '/'). */
+int profile_load(struct profile *p, const char *dir, const char *name,
+		 char *err, size_t errlen);
+
+const char *nic_name(enum nic_kind k);
+const char *boot_name(enum boot_kind k);
+const char *net_name(enum net_kind k);
+
+/* Read a whole file; NULL with errno set on failure. */
+char *read_file(const char *path);
+
+#endif

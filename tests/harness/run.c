@@ -1,0 +1,542 @@
+/*
+ * One scenario run (see run.h): set up QEMU, execute directives, report.
+ * Every wait is bounded twice, by the directive's timeout and by the
+ * scenario's whole-run limit, so a hung guest always ends as a failure.
+ */
+#include "tests/harness/run.h"
+#include "tests/harness/qemu.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+volatile pid_t run_qemu_pgrp, run_host_pgrp;
+
+void
+run_fail(struct run *R, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (msg == NULL)
+		return;
+	console_note(&R->con, "FAIL: %s", msg);
+	if (R->fail == NULL)
+		R->fail = msg;
+	else
+		free(msg);
+}
+
+const char *
+run_var(const char *name, void *ctx)
+{
+	struct run *R = ctx;
+	static char smp[16];
+
+	if (strcmp(name, "PROFILE") == 0)
+		return R->prof->name;
+	if (strcmp(name, "SMP") == 0) {
+		snprintf(smp, sizeof(smp), "%d", R->prof->smp);
+		return smp;
+	}
+	if (strcmp(name, "MEM") == 0)
+		return R->prof->mem;
+	if (strcmp(name, "NIC") == 0)
+		return nic_name(R->prof->nic);
+	if (strcmp(name, "BOOT") == 0)
+		return boot_name(R->prof->boot);
+	for (int i = 0; i < R->s->nfwd; i++) {
+		char port[16];
+
+		snprintf(port, sizeof(port), "PORT%d", i);
+		if (strcmp(name, port) == 0)
+			return R->ports[i];
+	}
+	return NULL;
+}
+
+static void
+reap_qemu(struct run *R)
+{
+	int64_t until = now_ms() + 5000;
+
+	/* The pipe closes as QEMU exits; give it a moment to finish. */
+	while (R->qemu > 0) {
+		pid_t p = waitpid(R->qemu, &R->wstatus, WNOHANG);
+
+		if (p == R->qemu || (p < 0 && errno != EINTR)) {
+			R->exited = true;
+			R->qemu = 0;
+			run_qemu_pgrp = 0;
+			console_note(&R->con, "QEMU exited, %s",
+				     describe_status(R->wstatus));
+			return;
+		}
+		if (now_ms() > until) {
+			qemu_kill(R->qemu);
+			R->qemu = 0;
+			R->exited = true;
+			R->wstatus = SIGKILL;
+			return;
+		}
+		usleep(10000);
+	}
+}
+
+/* Let the panic report arrive before failing, so the reason carries it. */
+static void
+fail_panic(struct run *R)
+{
+	int64_t until = now_ms() + 3000;
+	char *first, *nl;
+
+	while (R->qemu > 0 && now_ms() < until &&
+	       R->con.report_lines < PANIC_REPORT_LINES)
+		if (console_read(&R->con, 100) < 0)
+			reap_qemu(R);
+	first = xstrdup(R->con.report.buf);
+	nl = strchr(first, '\n');
+	if (nl != NULL)
+		*nl = '\0';
+	run_fail(R, "kernel panic: %s", trim(first + strlen(PANIC_MARK)));
+	free(first);
+}
+
+int
+run_pump(struct run *R, int ms)
+{
+	if (R->fail != NULL)
+		return -1;
+	if (R->qemu > 0) {
+		if (console_read(&R->con, ms) < 0) {
+			console_flush_partial(&R->con);
+			reap_qemu(R);
+		}
+	} else if (ms > 0) {
+		usleep((useconds_t)ms * 1000);
+	}
+	if (R->con.panic && !R->s->expects_panic)
+		fail_panic(R);
+	else if (R->con.rejected != NULL)
+		run_fail(R, "%s", R->con.rejected);
+	return R->fail ? -1 : 0;
+}
+
+/* The last unconsumed line, to show what the guest was doing. */
+static char *
+last_output(struct run *R)
+{
+	size_t len;
+	const char *rest = console_rest(&R->con, &len);
+	const char *end = rest + len, *start;
+
+	while (end > rest && end[-1] == '\n')
+		end--;
+	start = end;
+	while (start > rest && start[-1] != '\n')
+		start--;
+	if (end - start > 120)
+		start = end - 120;
+	return start == end ? xstrdup("(no new output)")
+			    : xasprintf("'%.*s'", (int)(end - start), start);
+}
+
+enum wait_kind { W_MATCH, W_EXIT, W_SLEEP };
+
+/*
+ * Wait until the regex matches (W_MATCH), QEMU exits (W_EXIT) or time
+ * passes (W_SLEEP).  what names the thing waited for, in messages.
+ */
+static int
+wait_for(struct run *R, const struct directive *d, enum wait_kind kind,
+	 const regex_t *re, const char *what)
+{
+	int64_t until = now_ms() + d->timeout_ms;
+
+	for (;;) {
+		int64_t now = now_ms(), end = until < R->deadline ? until
+								  : R->deadline;
+
+		if (kind == W_MATCH && console_match(&R->con, re))
+			return run_pump(R, 0);
+		if (R->fail != NULL)
+			return -1;
+		if (kind == W_EXIT && R->exited)
+			return run_pump(R, 0);
+		if (kind != W_EXIT && R->exited) {
+			run_fail(R, "line %d: QEMU exited, %s, while waiting "
+				    "for %s",
+				 d->line, describe_status(R->wstatus), what);
+			return -1;
+		}
+		if (now >= end) {
+			char *last = last_output(R);
+
+			if (kind == W_SLEEP && now >= until) {
+				free(last);
+				return 0;
+			}
+			if (now >= R->deadline)
+				run_fail(R, "line %d: run limit of %ds reached "
+					    "while waiting for %s",
+					 d->line, R->s->limit_ms / 1000, what);
+			else
+				run_fail(R, "line %d: timeout after %ds waiting "
+					    "for %s; last output %s",
+					 d->line, d->timeout_ms / 1000, what,
+					 last);
+			free(last);
+			return -1;
+		}
+		run_pump(R, (int)(end - now > 500 ? 500 : end - now));
+	}
+}
+
+static int
+do_send(struct run *R, const struct directive *d)
+{
+	char err[256];
+	char *text;
+	int rc;
+
+	if (d->op != OP_SEND)
+		rc = console_send(&R->con, d->text, d->textlen, err,
+				  sizeof(err));
+	else {
+		text = expand_vars(d->text, run_var, R, err, sizeof(err));
+		if (text == NULL) {
+			run_fail(R, "line %d: send: %s", d->line, err);
+			return -1;
+		}
+		rc = console_send(&R->con, text, strlen(text), err,
+				  sizeof(err));
+		if (rc == 0)
+			rc = console_send(&R->con, "\r", 1, err, sizeof(err));
+		free(text);
+	}
+	if (rc < 0)
+		run_fail(R, "line %d: %s: %s", d->line, op_name(d->op), err);
+	return rc;
+}
+
+static int
+do_exit(struct run *R, const struct directive *d)
+{
+	char want[128], what[160];
+
+	/* A wait status with exit code N is N << 8 (see wait(2)). */
+	snprintf(want, sizeof(want), "%s", describe_status(d->status << 8));
+	snprintf(what, sizeof(what), "QEMU to exit with %s", want);
+	if (wait_for(R, d, W_EXIT, NULL, what) < 0)
+		return -1;
+	if (qemu_status(R->wstatus) != d->status) {
+		run_fail(R, "line %d: expected QEMU to exit with %s, got %s",
+			 d->line, want, describe_status(R->wstatus));
+		return -1;
+	}
+	return 0;
+}
+
+static const char *
+ktap_prompt(struct run *R)
+{
+	size_t len;
+	const char *rest = console_rest(&R->con, &len);
+
+	return len >= strlen(PROMPT) && starts_with(rest, PROMPT) ? rest
+								   : NULL;
+}
+
+/*
+ * Feed console lines to the KTAP parser.  The document ends when its
+ * top-level plan is complete; the prompt, QEMU's exit, a panic or silence
+ * for the timeout end it early and leave crashed cases behind.
+ */
+static int
+do_ktap(struct run *R, const struct directive *d)
+{
+	struct ktap k;
+	int64_t idle_until = now_ms() + d->timeout_ms;
+	const char *why = NULL;
+	char *line;
+
+	ktap_init(&k);
+	while (!k.done) {
+		if (k.started && ktap_prompt(R) != NULL) {
+			why = "prompt returned";
+			break;
+		}
+		if ((line = console_line(&R->con)) != NULL) {
+			ktap_feed(&k, line);
+			free(line);
+			idle_until = now_ms() + d->timeout_ms;
+			continue;
+		}
+		if (R->fail != NULL) {
+			why = R->con.panic ? "kernel panic" : "run failed";
+			break;
+		}
+		if (R->exited) {
+			/* The last partial line counts: QEMU will say no more. */
+			size_t len;
+			const char *rest = console_rest(&R->con, &len);
+			char *tail = xstrndup(rest, len);
+
+			ktap_feed(&k, tail);
+			free(tail);
+			why = "QEMU exited";
+			break;
+		}
+		if (now_ms() >= idle_until || now_ms() >= R->deadline) {
+			why = now_ms() >= R->deadline ? "run limit" : "timeout";
+			break;
+		}
+		run_pump(R, 200);
+	}
+	if (k.done)
+		why = NULL;
+	if (!k.started) {
+		run_fail(R, "line %d: ktap: no 'KTAP version' line before %s",
+			 d->line, why);
+	} else {
+		ktap_finish(&k, why);
+		report_ktap(R, &k);
+		if (why != NULL && R->fail == NULL)
+			run_fail(R, "line %d: ktap: output ended early (%s)",
+				 d->line, why);
+		if (d->text != NULL && !ktap_has_suite(&k, d->text))
+			run_fail(R, "line %d: ktap: suite '%s' not in the "
+				    "KTAP output",
+				 d->line, d->text);
+	}
+	ktap_free(&k);
+	return R->fail ? -1 : 0;
+}
+
+void
+report_ktap(struct run *R, const struct ktap *k)
+{
+	static const enum point_status map[] = {
+		[KTAP_PASS] = PT_PASS, [KTAP_FAIL] = PT_FAIL,
+		[KTAP_SKIP] = PT_SKIP};
+
+	for (int i = 0; i < k->ncases; i++) {
+		char *name = xasprintf("%s %s", R->name, k->cases[i].name);
+
+		report_add(R->r, map[k->cases[i].status], name,
+			   k->cases[i].reason);
+		free(name);
+	}
+}
+
+static int
+execute(struct run *R, const struct directive *d)
+{
+	static regex_t prompt_re;
+	static bool prompt_ready;
+	char what[300];
+
+	R->line = d->line;
+	if (!prompt_ready) {
+		regcomp(&prompt_re, PROMPT, REG_EXTENDED);
+		prompt_ready = true;
+	}
+	switch (d->op) {
+	case OP_SEND:
+	case OP_SENDRAW:
+		return do_send(R, d);
+	case OP_CTRLC: {
+		struct directive c = *d;
+
+		c.op = OP_SENDRAW;
+		c.text = "\x03";
+		c.textlen = 1;
+		return do_send(R, &c);
+	}
+	case OP_EXPECT:
+		snprintf(what, sizeof(what), "/%s/", d->text);
+		return wait_for(R, d, W_MATCH, &d->re, what);
+	case OP_PROMPT:
+		return wait_for(R, d, W_MATCH, &prompt_re, "the prompt");
+	case OP_REJECT:
+		if (console_reject(&R->con, &d->re, d->text) < 0)
+			run_fail(R, "line %d: too many reject patterns",
+				 d->line);
+		return run_pump(R, 0);
+	case OP_KTAP:
+		return do_ktap(R, d);
+	case OP_EXIT:
+		return do_exit(R, d);
+	case OP_SLEEP:
+		return wait_for(R, d, W_SLEEP, NULL, "sleep");
+	case OP_HOST:
+	case OP_HOST_KTAP:
+		return run_host(R, d);
+	}
+	return -1;
+}
+
+static int
+check_file(struct run *R, const char *what, const char *path)
+{
+	if (access(path, R_OK) == 0)
+		return 0;
+	run_fail(R, "%s %s: %s", what, path, strerror(errno));
+	return -1;
+}
+
+static int
+start_qemu(struct run *R)
+{
+	const struct script *s = R->s;
+	int host_ports[SCRIPT_MAX_FWD];
+	struct qemu_config q = {0};
+	char err[512], *pcap = NULL, *cmd;
+	struct argv a;
+	int in, out;
+
+	if (check_file(R, "kernel image",
+		       R->prof->boot == BOOT_ISO ? R->o->iso : R->o->kernel) < 0)
+		return -1;
+	for (int i = 0; i < s->nmodules; i++)
+		if (check_file(R, "module", s->modules[i]) < 0)
+			return -1;
+	for (int i = 0; i < s->nfwd; i++) {
+		host_ports[i] = pick_free_port(s->fwd[i].proto);
+		if (host_ports[i] < 0) {
+			run_fail(R, "hostfwd: no free host port");
+			return -1;
+		}
+		snprintf(R->ports[i], sizeof(R->ports[i]), "%d", host_ports[i]);
+	}
+	if (s->pcap)
+		pcap = xasprintf("%.*s", (int)strlen(R->log_path) - 4,
+				 R->log_path);
+	q = (struct qemu_config){R->o->qemu, R->prof, R->o->kernel,
+				 R->o->iso, s->cmdline, s->modules,
+				 s->nmodules, 0, false, s->fwd, host_ports,
+				 s->nfwd, pcap};
+	if (qemu_build_argv(&q, &a, err, sizeof(err)) < 0) {
+		free(pcap);
+		run_fail(R, "%s", err);
+		return -1;
+	}
+	free(pcap);
+	cmd = argv_join(&a);
+	console_note(&R->con, "%s", cmd);
+	free(cmd);
+	R->qemu = qemu_spawn(&a, &in, &out, err, sizeof(err));
+	argv_free(&a);
+	if (R->qemu < 0) {
+		R->qemu = 0;
+		run_fail(R, "%s", err);
+		return -1;
+	}
+	run_qemu_pgrp = R->qemu;
+	console_attach(&R->con, in, out);
+	return 0;
+}
+
+static FILE *
+open_log(struct run *R)
+{
+	char *p;
+
+	/* mkdir -p, one component at a time. */
+	for (p = strchr(R->o->log_dir + 1, '/'); p; p = strchr(p + 1, '/')) {
+		char *dir = xstrndup(R->o->log_dir, (size_t)(p - R->o->log_dir));
+
+		mkdir(dir, 0777);
+		free(dir);
+	}
+	mkdir(R->o->log_dir, 0777);
+	return fopen(R->log_path, "w");
+}
+
+static void
+finish(struct run *R)
+{
+	if (R->qemu > 0) {
+		/* Catch what arrived after the last directive. */
+		while (console_read(&R->con, 0) > 0)
+			;
+		if (R->fail == NULL)
+			run_pump(R, 0);
+		console_note(&R->con, "scenario done, stopping QEMU");
+		qemu_kill(R->qemu);
+		R->qemu = 0;
+		run_qemu_pgrp = 0;
+	}
+	if (R->con.in_fd >= 0)
+		close(R->con.in_fd);
+	if (R->con.out_fd >= 0)
+		close(R->con.out_fd);
+	R->con.in_fd = R->con.out_fd = -1;
+	report_add(R->r, R->fail ? PT_FAIL : PT_PASS, R->name,
+		   R->fail ? R->fail : "");
+	if (R->fail == NULL)
+		return;
+	if (R->con.panic) {
+		char *rep = xstrdup(R->con.report.buf), *save = NULL;
+
+		for (char *l = strtok_r(rep, "\n", &save); l;
+		     l = strtok_r(NULL, "\n", &save))
+			report_diag(R->r, l);
+		free(rep);
+	}
+	if (R->log != NULL) {
+		char *msg = xasprintf("log: %s", R->log_path);
+
+		report_diag(R->r, msg);
+		free(msg);
+	}
+}
+
+void
+run_scenario(const struct script *s, const char *profile,
+	     const struct run_opts *o, struct report *r)
+{
+	struct profile prof;
+	struct run R = {.s = s, .prof = &prof, .o = o, .r = r};
+	char err[512];
+
+	signal(SIGPIPE, SIG_IGN);
+	R.name = xasprintf("%s[%s]", s->name, profile);
+	R.log_path = xasprintf("%s/%s-%s.log", o->log_dir, s->name, profile);
+	R.deadline = now_ms() + s->limit_ms;
+	console_init(&R.con, -1, -1, NULL);
+	if (profile_load(&prof, o->profile_dir, profile, err, sizeof(err)) < 0) {
+		run_fail(&R, "%s", err);
+		goto out;
+	}
+	R.log = open_log(&R);
+	if (R.log == NULL) {
+		run_fail(&R, "cannot write %s: %s", R.log_path,
+			 strerror(errno));
+		goto out;
+	}
+	R.con.log = R.log;
+	console_note(&R.con, "scenario %s, profile %s", s->path, profile);
+	if (s->needs_qemu && start_qemu(&R) < 0)
+		goto out;
+	for (int i = 0; i < s->nd && R.fail == NULL; i++)
+		execute(&R, &s->d[i]);
+out:
+	finish(&R);
+	console_free(&R.con);
+	if (R.log != NULL)
+		fclose(R.log);
+	free(R.fail);
+	free(R.name);
+	free(R.log_path);
+}
