@@ -1,4 +1,5 @@
-# Uniprocessor: catches code that only works because another CPU runs.
+# Uniprocessor, no NICs: catches code that only works because another
+# CPU happens to run.
 smp 1
 mem 128M
-nic both
+nic none

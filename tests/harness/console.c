@@ -61,7 +61,7 @@ check_line(struct console *c, const char *line)
 	for (int i = 0; i < c->nreject && c->rejected == NULL; i++)
 		if (regexec(c->reject[i].re, line, 0, NULL, 0) == 0)
 			c->rejected = xasprintf("reject /%s/ matched: %s",
-						c->reject[i].src, line);
+			                        c->reject[i].src, line);
 }
 
 /* Check every complete line after `scanned`. */
@@ -76,7 +76,7 @@ scan(struct console *c, bool include_partial)
 		if (nl == NULL && !include_partial)
 			break;
 		line = xstrndup(start, nl ? (size_t)(nl - start)
-					  : c->text.len - c->scanned);
+		                          : c->text.len - c->scanned);
 		check_line(c, line);
 		free(line);
 		c->scanned = nl ? (size_t)(nl - c->text.buf) + 1 : c->text.len;
@@ -160,7 +160,8 @@ console_match(struct console *c, const regex_t *re)
 		free(line);
 		if (rc == 0) {
 			c->pos = at + (size_t)m.rm_eo;
-			/* A match to the end of a line also takes its newline. */
+			/* A match to the end of a line also takes its newline.
+			 */
 			if (nl != NULL && (size_t)m.rm_eo == len)
 				c->pos++;
 			return true;
@@ -211,8 +212,8 @@ console_reject(struct console *c, const regex_t *re, const char *src)
 		char *line = xstrndup(start, len);
 
 		if (regexec(re, line, 0, NULL, 0) == 0)
-			c->rejected = xasprintf("reject /%s/ matched: %s", src,
-						line);
+			c->rejected =
+			    xasprintf("reject /%s/ matched: %s", src, line);
 		free(line);
 		at += len + 1;
 	}
@@ -221,7 +222,7 @@ console_reject(struct console *c, const regex_t *re, const char *src)
 
 int
 console_send(struct console *c, const char *buf, size_t n, char *err,
-	     size_t errlen)
+             size_t errlen)
 {
 	int64_t deadline = now_ms() + 10000;
 
@@ -239,13 +240,13 @@ console_send(struct console *c, const char *buf, size_t n, char *err,
 		}
 		if (w < 0 && errno != EAGAIN && errno != EINTR) {
 			snprintf(err, errlen, "serial input: %s",
-				 strerror(errno));
+			         strerror(errno));
 			return -1;
 		}
 		if (now_ms() > deadline) {
 			snprintf(err, errlen,
-				 "serial input blocked for 10s (is the kernel "
-				 "reading its UART?)");
+			         "serial input blocked for 10s (is the kernel "
+			         "reading its UART?)");
 			return -1;
 		}
 		/* Keep draining output so QEMU is never stuck on both pipes. */

@@ -15,8 +15,8 @@
 
 #include "tests/harness/util.h"
 
-#define PROMPT "modref> "
-#define PANIC_MARK "KERNEL PANIC:"
+#define PROMPT             "modref> "
+#define PANIC_MARK         "KERNEL PANIC:"
 #define CONSOLE_MAX_REJECT 16
 #define PANIC_REPORT_LINES 40
 
@@ -25,12 +25,12 @@ struct console {
 	int out_fd; /* QEMU's stdout+stderr; -1 after EOF */
 	FILE *log;
 	struct strbuf text; /* unconsumed output, maybe some consumed too */
-	size_t pos;	    /* consumption cursor in text */
-	size_t scanned;	    /* text[0..scanned) lines were checked */
-	bool start_bol;	    /* text[0] is at the start of a line */
-	bool log_bol;	    /* the log's last byte was '\n' */
+	size_t pos;         /* consumption cursor in text */
+	size_t scanned;     /* text[0..scanned) lines were checked */
+	bool start_bol;     /* text[0] is at the start of a line */
+	bool log_bol;       /* the log's last byte was '\n' */
 
-	bool panic;	     /* a KERNEL PANIC line was seen */
+	bool panic;           /* a KERNEL PANIC line was seen */
 	struct strbuf report; /* the panic line and what followed */
 	int report_lines;
 
@@ -73,10 +73,10 @@ int console_reject(struct console *c, const regex_t *re, const char *src);
 
 /* Write bytes to the serial input; -1 with a message in err on failure. */
 int console_send(struct console *c, const char *buf, size_t n, char *err,
-		 size_t errlen);
+                 size_t errlen);
 
 /* Write a harness note on a line of its own in the log. */
 void console_note(struct console *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 #endif

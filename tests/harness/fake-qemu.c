@@ -178,8 +178,7 @@ execute(char *line)
 			outl(buf);
 		}
 	} else {
-		snprintf(buf, sizeof(buf), "%s: ENOENT: no such command",
-			 line);
+		snprintf(buf, sizeof(buf), "%s: ENOENT: no such command", line);
 		outl(buf);
 	}
 }
@@ -194,7 +193,8 @@ shell(void)
 	out("modref> ");
 	for (;;) {
 		if (read(0, &c, 1) != 1)
-			hang(); /* like QEMU: stdin closing is no reason to exit */
+			hang(); /* like QEMU: stdin closing is no reason to exit
+			         */
 		if (c == 3) {
 			outl("^C");
 			n = 0;
@@ -233,7 +233,7 @@ main(int argc, char **argv)
 		}
 	}
 	snprintf(buf, sizeof(buf), "[    0.000000] fake modref, cmdline '%s'",
-		 g_cmdline);
+	         g_cmdline);
 	outl(buf);
 	if (strstr(g_cmdline, "fake.boot=hang") != NULL)
 		hang();

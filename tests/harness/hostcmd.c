@@ -30,7 +30,7 @@ static void
 exec_child(struct run *R, const char *cmd, int out, int err, pid_t parent)
 {
 	static const char *const vars[] = {"PROFILE", "SMP", "MEM", "NIC",
-					   "BOOT"};
+	                                   "BOOT"};
 	int null = open("/dev/null", O_RDONLY);
 
 	setpgid(0, 0);
@@ -105,17 +105,19 @@ pump_host(struct host *h, int fds[2], int64_t until)
 		if (left <= 0 || R->fail != NULL)
 			return -1;
 		for (int i = 0; i < 2; i++)
-			p[n++] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+			p[n++] =
+			    (struct pollfd){.fd = fds[i], .events = POLLIN};
 		if (R->qemu > 0 && R->con.out_fd >= 0) {
 			con = n;
 			p[n++] = (struct pollfd){.fd = R->con.out_fd,
-						 .events = POLLIN};
+			                         .events = POLLIN};
 		}
 		if (poll(p, (nfds_t)n, left > 500 ? 500 : (int)left) < 0 &&
 		    errno != EINTR)
 			return -1;
 		for (int i = 0; i < 2; i++) {
-			if (fds[i] >= 0 && p[i].revents && !drain(h, i, fds[i])) {
+			if (fds[i] >= 0 && p[i].revents &&
+			    !drain(h, i, fds[i])) {
 				close(fds[i]);
 				fds[i] = -1;
 			}
@@ -133,7 +135,7 @@ finish_ktap(struct host *h, const char *cmd, const char *why)
 
 	if (!h->k.started) {
 		run_fail(R, "line %d: host-ktap: no KTAP output from '%s'",
-			 h->d->line, cmd);
+		         h->d->line, cmd);
 		return;
 	}
 	if (!h->k.done && why == NULL)
@@ -197,13 +199,13 @@ run_host(struct run *R, const struct directive *d)
 		finish_ktap(&h, cmd, why);
 	if (pid > 0 && why != NULL && R->fail == NULL)
 		run_fail(R, "line %d: host: '%s' timed out after %ds", d->line,
-			 cmd, d->timeout_ms / 1000);
+		         cmd, d->timeout_ms / 1000);
 	else if (pid > 0 && R->fail == NULL && WIFSIGNALED(wstatus))
 		run_fail(R, "line %d: host: '%s' was killed by signal %d",
-			 d->line, cmd, WTERMSIG(wstatus));
+		         d->line, cmd, WTERMSIG(wstatus));
 	else if (pid > 0 && R->fail == NULL && WEXITSTATUS(wstatus) != 0)
 		run_fail(R, "line %d: host: '%s' exited with status %d",
-			 d->line, cmd, WEXITSTATUS(wstatus));
+		         d->line, cmd, WEXITSTATUS(wstatus));
 	ktap_free(&h.k);
 	sb_free(&h.partial[0]);
 	sb_free(&h.partial[1]);

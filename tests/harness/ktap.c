@@ -39,7 +39,7 @@ ktap_free(struct ktap *k)
 
 static int
 add_case(struct ktap *k, const char *name, enum ktap_status st,
-	 const char *reason)
+         const char *reason)
 {
 	struct ktap_case *c;
 
@@ -84,8 +84,8 @@ top(struct ktap *k)
 static void
 remember_suite(struct ktap *k, const char *name)
 {
-	k->suites = xrealloc(k->suites,
-			     (size_t)(k->nsuites + 1) * sizeof(char *));
+	k->suites =
+	    xrealloc(k->suites, (size_t)(k->nsuites + 1) * sizeof(char *));
 	k->suites[k->nsuites++] = xstrdup(name);
 }
 
@@ -112,11 +112,11 @@ prefix_cases(struct ktap *k, int from, const char *suite)
 /* Add a crashed case for every planned test that never reported. */
 static void
 add_missing(struct ktap *k, struct ktap_level *l, int open_child,
-	    const char *why)
+            const char *why)
 {
-	char *reason = xasprintf("crashed: no result line%s%s%s",
-				 why ? " (" : "", why ? why : "",
-				 why ? ")" : "");
+	char *reason =
+	    xasprintf("crashed: no result line%s%s%s", why ? " (" : "",
+	              why ? why : "", why ? ")" : "");
 
 	if (l->plan < 0 && l->nresults == 0 && k->ncases == l->first_case &&
 	    !open_child) {
@@ -145,7 +145,7 @@ close_truncated(struct ktap *k, const char *why)
 	k->depth--;
 	parent = top(k);
 	name = l->name ? xstrdup(l->name)
-		       : xasprintf("#%d", parent ? parent->nresults + 1 : 1);
+	               : xasprintf("#%d", parent ? parent->nresults + 1 : 1);
 	if (parent != NULL) {
 		remember_suite(k, name);
 		prefix_cases(k, l->first_case, name);
@@ -207,15 +207,19 @@ parse_result(const char *s, bool *ok, int *num, char **name, char **dir)
 		hash = p - 1;
 	*name = xstrndup(p, hash ? (size_t)(hash - p) : strlen(p));
 	trim(*name);
-	*dir = hash ? xstrdup(hash + 2) : NULL;
-	if (*dir)
+	*dir = NULL;
+	if (hash != NULL) {
+		while (*hash == ' ' || *hash == '#')
+			hash++;
+		*dir = xstrdup(hash);
 		trim(*dir);
+	}
 	return true;
 }
 
 static void
 leaf_result(struct ktap *k, struct ktap_level *l, bool ok, const char *name,
-	    const char *dir)
+            const char *dir)
 {
 	enum ktap_status st = ok ? KTAP_PASS : KTAP_FAIL;
 	const char *reason = ok ? "" : l->pending;
@@ -234,7 +238,7 @@ leaf_result(struct ktap *k, struct ktap_level *l, bool ok, const char *name,
 /* The result line of a suite whose level has just been closed. */
 static void
 suite_result(struct ktap *k, struct ktap_level *child, bool ok,
-	     const char *name, const char *dir)
+             const char *name, const char *dir)
 {
 	bool skip = dir && strncasecmp(dir, "SKIP", 4) == 0;
 	bool has_cases = k->ncases > child->first_case;
@@ -243,8 +247,9 @@ suite_result(struct ktap *k, struct ktap_level *child, bool ok,
 	remember_suite(k, suite);
 	if (!ok && !skip && !failed_in(k, child->first_case))
 		add_case(k, "(suite)", KTAP_FAIL,
-			 child->pending ? child->pending
-					: (dir ? dir : "suite reported not ok"));
+		         child->pending
+		             ? child->pending
+		             : (dir ? dir : "suite reported not ok"));
 	else if (skip && !has_cases)
 		add_case(k, "(suite)", KTAP_SKIP, trim((char *)dir + 4));
 	prefix_cases(k, child->first_case, suite);
@@ -337,7 +342,8 @@ on_diag(struct ktap *k, int indent, char *text)
 static bool
 is_version(const char *s)
 {
-	return starts_with(s, "KTAP version ") || starts_with(s, "TAP version ");
+	return starts_with(s, "KTAP version ") ||
+	       starts_with(s, "TAP version ");
 }
 
 static bool

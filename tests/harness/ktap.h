@@ -25,8 +25,8 @@ struct ktap_case {
 
 struct ktap_level {
 	int indent;
-	char *name;     /* from "# Subtest:", may be NULL */
-	int plan;       /* -1 until "1..N" is seen */
+	char *name; /* from "# Subtest:", may be NULL */
+	int plan;   /* -1 until "1..N" is seen */
 	int nresults;
 	int first_case; /* cases[] index where this level's cases start */
 	int last_case;  /* case made by the latest leaf result, or -1 */

@@ -101,9 +101,9 @@ collect(char **args, int nargs, int *count)
 			ne = scandir(args[i], &ents, is_scn, by_name);
 			for (int j = 0; j < ne; j++) {
 				files = xrealloc(files, (size_t)(n + 1) *
-							       sizeof(char *));
-				files[n++] = xasprintf(
-					"%s/%s", args[i], ents[j]->d_name);
+				                            sizeof(char *));
+				files[n++] = xasprintf("%s/%s", args[i],
+				                       ents[j]->d_name);
 				free(ents[j]);
 			}
 			if (ne >= 0)
@@ -149,7 +149,7 @@ print_report(struct tally *t, struct report *r, const char *run)
 			for (int j = 0; j < p->ndiag; j++)
 				if (starts_with(p->diag[j], "log: "))
 					sb_addf(&t->failures, " (%s)",
-						p->diag[j]);
+					        p->diag[j]);
 			sb_adds(&t->failures, "\n");
 		}
 	}
@@ -228,12 +228,12 @@ finish_job(struct tally *t, struct job *j)
 		has_run_point |= strcmp(r.p[i].name, j->name) == 0;
 	if (!has_run_point) {
 		char *why = WIFSIGNALED(wstatus)
-				    ? xasprintf("harness run process killed by "
-						"signal %d",
-						WTERMSIG(wstatus))
-				    : xasprintf("harness run process exited "
-						"with status %d and no result",
-						WEXITSTATUS(wstatus));
+		                ? xasprintf("harness run process killed by "
+		                            "signal %d",
+		                            WTERMSIG(wstatus))
+		                : xasprintf("harness run process exited "
+		                            "with status %d and no result",
+		                            WEXITSTATUS(wstatus));
 
 		report_add(&r, PT_FAIL, j->name, why);
 		free(why);
@@ -311,15 +311,15 @@ static int
 cmd_test(int argc, char **argv)
 {
 	struct run_opts o = {default_qemu(), DEFAULT_KERNEL, DEFAULT_ISO,
-			     "qemu", "build/test-logs"};
+	                     "qemu", "build/test-logs"};
 	static const struct option longopts[] = {
-		{"qemu", required_argument, NULL, 'q'},
-		{"kernel", required_argument, NULL, 'k'},
-		{"iso", required_argument, NULL, 'i'},
-		{"logs", required_argument, NULL, 'l'},
-		{"profiles", required_argument, NULL, 'p'},
-		{"jobs", required_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0}};
+	    {"qemu", required_argument, NULL, 'q'},
+	    {"kernel", required_argument, NULL, 'k'},
+	    {"iso", required_argument, NULL, 'i'},
+	    {"logs", required_argument, NULL, 'l'},
+	    {"profiles", required_argument, NULL, 'p'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {NULL, 0, NULL, 0}};
 	struct tally t = {0};
 	struct job *jobs = NULL, **running;
 	int jmax = 1, njobs = 0, nrun = 0, next = 0, nfiles, c;
@@ -366,17 +366,18 @@ cmd_test(int argc, char **argv)
 			bad.name = script_name(files[i]);
 			print_point(&t, &bad);
 			sb_addf(&t.failures, "# FAILED %s (%s)\n", bad.name,
-				err);
+			        err);
 			free(bad.name);
 			continue;
 		}
 		for (int p = 0; p < s->nprofiles; p++) {
-			jobs = xrealloc(jobs, (size_t)(njobs + 1) * sizeof(*jobs));
-			jobs[njobs++] = (struct job){
-				.s = s,
-				.profile = s->profiles[p],
-				.name = xasprintf("%s[%s]", s->name,
-						  s->profiles[p])};
+			jobs =
+			    xrealloc(jobs, (size_t)(njobs + 1) * sizeof(*jobs));
+			jobs[njobs++] =
+			    (struct job){.s = s,
+			                 .profile = s->profiles[p],
+			                 .name = xasprintf("%s[%s]", s->name,
+			                                   s->profiles[p])};
 		}
 	}
 	printf("# %d runs, %d at a time; serial logs in %s/\n", njobs, jmax,
@@ -451,22 +452,22 @@ static int
 cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"profile", required_argument, NULL, 'P'},
-		{"smp", required_argument, NULL, 's'},
-		{"mem", required_argument, NULL, 'm'},
-		{"nic", required_argument, NULL, 'n'},
-		{"cmdline", required_argument, NULL, 'c'},
-		{"modules", required_argument, NULL, 'M'},
-		{"iso", required_argument, NULL, 'i'},
-		{"kernel", required_argument, NULL, 'k'},
-		{"gdb", required_argument, NULL, 'g'},
-		{"qemu", required_argument, NULL, 'q'},
-		{NULL, 0, NULL, 0}};
+	    {"profile", required_argument, NULL, 'P'},
+	    {"smp", required_argument, NULL, 's'},
+	    {"mem", required_argument, NULL, 'm'},
+	    {"nic", required_argument, NULL, 'n'},
+	    {"cmdline", required_argument, NULL, 'c'},
+	    {"modules", required_argument, NULL, 'M'},
+	    {"iso", required_argument, NULL, 'i'},
+	    {"kernel", required_argument, NULL, 'k'},
+	    {"gdb", required_argument, NULL, 'g'},
+	    {"qemu", required_argument, NULL, 'q'},
+	    {NULL, 0, NULL, 0}};
 	struct profile prof;
 	struct qemu_config q = {.qemu = default_qemu(),
-				.kernel = DEFAULT_KERNEL,
-				.iso = DEFAULT_ISO,
-				.interactive = true};
+	                        .kernel = DEFAULT_KERNEL,
+	                        .iso = DEFAULT_ISO,
+	                        .interactive = true};
 	const char *profile = "default";
 	char err[512], *line;
 	struct argv a;
@@ -523,8 +524,8 @@ cmd_run(int argc, char **argv)
 	q.prof = &prof;
 	if (prof.boot == BOOT_ISO && (q.cmdline || q.nmodules))
 		fprintf(stderr, "modref-harness: booting the ISO: its "
-				"grub.cfg already has the command line and "
-				"modules given to 'make iso'\n");
+		                "grub.cfg already has the command line and "
+		                "modules given to 'make iso'\n");
 	if (qemu_build_argv(&q, &a, err, sizeof(err)) < 0) {
 		fprintf(stderr, "modref-harness: %s\n", err);
 		return 2;
@@ -532,11 +533,11 @@ cmd_run(int argc, char **argv)
 	line = argv_join(&a);
 	fprintf(stderr, "modref-harness: %s\n", line);
 	fprintf(stderr, "modref-harness: Ctrl-A X quits, Ctrl-A C toggles "
-			"the QEMU monitor\n");
+	                "the QEMU monitor\n");
 	free(line);
 	execvp(a.v[0], a.v);
 	fprintf(stderr, "modref-harness: cannot run %s: %s\n", a.v[0],
-		strerror(errno));
+	        strerror(errno));
 	return 127;
 }
 

@@ -15,8 +15,7 @@
 static const char *const nic_models[] = {"e1000", "virtio-net-pci"};
 
 static void
-backend_args(const struct qemu_config *q, struct argv *a, int slot,
-	     bool first)
+backend_args(const struct qemu_config *q, struct argv *a, int slot, bool first)
 {
 	struct strbuf sb;
 
@@ -27,8 +26,8 @@ backend_args(const struct qemu_config *q, struct argv *a, int slot,
 		/* Forwards go to the first NIC: that is where DHCP lands. */
 		for (int i = 0; first && i < q->nfwd; i++)
 			sb_addf(&sb, ",hostfwd=%s:127.0.0.1:%d-:%d",
-				q->fwd[i].proto == FWD_UDP ? "udp" : "tcp",
-				q->fwd_host_port[i], q->fwd[i].guest_port);
+			        q->fwd[i].proto == FWD_UDP ? "udp" : "tcp",
+			        q->fwd_host_port[i], q->fwd[i].guest_port);
 		break;
 	case NET_NONE:
 		sb_free(&sb);
@@ -40,7 +39,7 @@ backend_args(const struct qemu_config *q, struct argv *a, int slot,
 	if (q->pcap_prefix != NULL) {
 		argv_add(a, "-object");
 		argv_addf(a, "filter-dump,id=f%d,netdev=n%d,file=%s-n%d.pcap",
-			  slot, slot, q->pcap_prefix, slot);
+		          slot, slot, q->pcap_prefix, slot);
 	}
 }
 
@@ -48,7 +47,7 @@ void
 netdev_add_args(const struct qemu_config *q, struct argv *a)
 {
 	bool want[2] = {q->prof->nic == NIC_E1000 || q->prof->nic == NIC_BOTH,
-			q->prof->nic == NIC_VIRTIO || q->prof->nic == NIC_BOTH};
+	                q->prof->nic == NIC_VIRTIO || q->prof->nic == NIC_BOTH};
 	bool first = true;
 
 	for (int slot = 0; slot < 2; slot++) {
@@ -69,8 +68,8 @@ pick_free_port(enum fwd_proto proto)
 {
 	struct sockaddr_in sa = {.sin_family = AF_INET};
 	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, proto == FWD_UDP ? SOCK_DGRAM : SOCK_STREAM,
-			0);
+	int fd =
+	    socket(AF_INET, proto == FWD_UDP ? SOCK_DGRAM : SOCK_STREAM, 0);
 	int port = -1;
 
 	if (fd < 0)

@@ -70,8 +70,8 @@ valid_mem(const char *v)
 }
 
 int
-profile_set(struct profile *p, const char *key, const char *value,
-	    char *err, size_t errlen)
+profile_set(struct profile *p, const char *key, const char *value, char *err,
+            size_t errlen)
 {
 	int k;
 
@@ -87,44 +87,44 @@ profile_set(struct profile *p, const char *key, const char *value,
 	} else if (strcmp(key, "mem") == 0) {
 		if (!valid_mem(value)) {
 			snprintf(err, errlen,
-				 "mem: '%s' is not a size like 128M or 1G",
-				 value);
+			         "mem: '%s' is not a size like 128M or 1G",
+			         value);
 			return -1;
 		}
 		snprintf(p->mem, sizeof(p->mem), "%s", value);
 	} else if (strcmp(key, "nic") == 0) {
 		if ((k = pick(nic_names, 4, value)) < 0) {
 			snprintf(err, errlen,
-				 "nic: '%s' is not e1000|virtio|both|none",
-				 value);
+			         "nic: '%s' is not e1000|virtio|both|none",
+			         value);
 			return -1;
 		}
 		p->nic = (enum nic_kind)k;
 	} else if (strcmp(key, "boot") == 0) {
 		if ((k = pick(boot_names, 2, value)) < 0) {
 			snprintf(err, errlen, "boot: '%s' is not direct|iso",
-				 value);
+			         value);
 			return -1;
 		}
 		p->boot = (enum boot_kind)k;
 	} else if (strcmp(key, "net") == 0) {
 		if ((k = pick(net_names, 2, value)) < 0) {
 			snprintf(err, errlen, "net: '%s' is not user|none",
-				 value);
+			         value);
 			return -1;
 		}
 		p->net = (enum net_kind)k;
 	} else {
 		snprintf(err, errlen,
-			 "unknown key '%s' (smp, mem, nic, boot, net)", key);
+		         "unknown key '%s' (smp, mem, nic, boot, net)", key);
 		return -1;
 	}
 	return 0;
 }
 
 int
-profile_parse(struct profile *p, const char *file, const char *text,
-	      char *err, size_t errlen)
+profile_parse(struct profile *p, const char *file, const char *text, char *err,
+              size_t errlen)
 {
 	char *copy = xstrdup(text), *save = NULL, *line;
 	int lineno = 0, rc = 0;
@@ -149,7 +149,7 @@ profile_parse(struct profile *p, const char *file, const char *text,
 		value = trim(value);
 		if (*value == '\0' || strpbrk(value, " \t") != NULL) {
 			snprintf(err, errlen, "%s:%d: '%s' needs one value",
-				 file, lineno, key);
+			         file, lineno, key);
 			rc = -1;
 			break;
 		}
@@ -189,8 +189,8 @@ read_file(const char *path)
 }
 
 int
-profile_load(struct profile *p, const char *dir, const char *name,
-	     char *err, size_t errlen)
+profile_load(struct profile *p, const char *dir, const char *name, char *err,
+             size_t errlen)
 {
 	char *path, *text, *base;
 	int rc;
@@ -208,7 +208,7 @@ profile_load(struct profile *p, const char *dir, const char *name,
 	text = read_file(path);
 	if (text == NULL) {
 		snprintf(err, errlen, "%s: cannot read profile: %s", path,
-			 strerror(errno));
+		         strerror(errno));
 		free(path);
 		return -1;
 	}

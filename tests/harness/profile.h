@@ -30,15 +30,15 @@ void profile_defaults(struct profile *p, const char *name);
  * (no file or line: the caller knows where the setting came from).
  */
 int profile_set(struct profile *p, const char *key, const char *value,
-		char *err, size_t errlen);
+                char *err, size_t errlen);
 
 /* Parse profile text; errors read "FILE:LINE: problem". */
 int profile_parse(struct profile *p, const char *file, const char *text,
-		  char *err, size_t errlen);
+                  char *err, size_t errlen);
 
 /* Load DIR/NAME.profile (or NAME itself if it contains a '/'). */
 int profile_load(struct profile *p, const char *dir, const char *name,
-		 char *err, size_t errlen);
+                 char *err, size_t errlen);
 
 const char *nic_name(enum nic_kind k);
 const char *boot_name(enum boot_kind k);

@@ -15,17 +15,18 @@
 #include <unistd.h>
 
 static int
-boot_args(const struct qemu_config *q, struct argv *a, char *err,
-	  size_t errlen)
+boot_args(const struct qemu_config *q, struct argv *a, char *err, size_t errlen)
 {
 	if (q->prof->boot == BOOT_ISO) {
-		if (!q->interactive && (q->cmdline != NULL || q->nmodules > 0)) {
-			snprintf(err, errlen,
-				 "profile %s boots the ISO, which cannot take "
-				 "'cmdline' or 'modules' (they are baked in by "
-				 "'make iso CMDLINE=.. EXTRA_MODULES=..'); use a "
-				 "direct-boot profile",
-				 q->prof->name);
+		if (!q->interactive &&
+		    (q->cmdline != NULL || q->nmodules > 0)) {
+			snprintf(
+			    err, errlen,
+			    "profile %s boots the ISO, which cannot take "
+			    "'cmdline' or 'modules' (they are baked in by "
+			    "'make iso CMDLINE=.. EXTRA_MODULES=..'); use a "
+			    "direct-boot profile",
+			    q->prof->name);
 			return -1;
 		}
 		argv_add(a, "-cdrom");
@@ -54,7 +55,7 @@ boot_args(const struct qemu_config *q, struct argv *a, char *err,
 
 int
 qemu_build_argv(const struct qemu_config *q, struct argv *a, char *err,
-		size_t errlen)
+                size_t errlen)
 {
 	argv_init(a);
 	argv_add(a, q->qemu);
@@ -78,7 +79,8 @@ qemu_build_argv(const struct qemu_config *q, struct argv *a, char *err,
 	}
 	netdev_add_args(q, a);
 	if (q->interactive) {
-		/* mon: multiplexes the monitor, so Ctrl-A X and Ctrl-A C work. */
+		/* mon: multiplexes the monitor, so Ctrl-A X and Ctrl-A C work.
+		 */
 		argv_add(a, "-serial");
 		argv_add(a, "mon:stdio");
 	} else {
@@ -120,7 +122,7 @@ child(const struct argv *a, int in, int out, int errpipe, pid_t parent)
 
 pid_t
 qemu_spawn(const struct argv *a, int *in_fd, int *out_fd, char *err,
-	   size_t errlen)
+           size_t errlen)
 {
 	int in[2], out[2], ep[2], e = 0;
 	pid_t parent = getpid(), pid;
@@ -147,7 +149,7 @@ qemu_spawn(const struct argv *a, int *in_fd, int *out_fd, char *err,
 	close(ep[0]);
 	if (n == sizeof(e)) {
 		snprintf(err, errlen, "cannot run %s: %s", a->v[0],
-			 strerror(e));
+		         strerror(e));
 		waitpid(pid, NULL, 0);
 		close(in[1]);
 		close(out[0]);
@@ -183,7 +185,7 @@ describe_status(int wstatus)
 
 	if (WIFSIGNALED(wstatus)) {
 		snprintf(buf, sizeof(buf), "killed by signal %d (%s)",
-			 WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+		         WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
 		return buf;
 	}
 	st = WEXITSTATUS(wstatus);
@@ -201,7 +203,7 @@ describe_status(int wstatus)
 	}
 	if (st & 1)
 		snprintf(buf, sizeof(buf), "status %d (poweroff %d)", st,
-			 (st - 1) / 2);
+		         (st - 1) / 2);
 	else
 		snprintf(buf, sizeof(buf), "status %d (QEMU error)", st);
 	return buf;

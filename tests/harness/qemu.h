@@ -15,9 +15,9 @@
 #include "tests/harness/script.h"
 #include "tests/harness/util.h"
 
-#define DEFAULT_QEMU "qemu-system-i386"
+#define DEFAULT_QEMU   "qemu-system-i386"
 #define DEFAULT_KERNEL "build/modref.elf"
-#define DEFAULT_ISO "build/modref.iso"
+#define DEFAULT_ISO    "build/modref.iso"
 
 struct qemu_config {
 	const char *qemu;
@@ -27,7 +27,7 @@ struct qemu_config {
 	const char *cmdline; /* NULL: none */
 	char *const *modules;
 	int nmodules;
-	int gdb_port;	  /* 0: no gdb stub */
+	int gdb_port;     /* 0: no gdb stub */
 	bool interactive; /* serial+monitor on the terminal, Ctrl-A X */
 	const struct hostfwd *fwd;
 	const int *fwd_host_port; /* chosen host ports, parallel to fwd */
@@ -37,7 +37,7 @@ struct qemu_config {
 
 /* Returns 0, or -1 with a message in err (e.g. cmdline with ISO boot). */
 int qemu_build_argv(const struct qemu_config *q, struct argv *out, char *err,
-		    size_t errlen);
+                    size_t errlen);
 
 /* The -netdev/-device/-object arguments for the profile's NICs. */
 void netdev_add_args(const struct qemu_config *q, struct argv *a);
@@ -47,7 +47,7 @@ int pick_free_port(enum fwd_proto proto);
 
 /* Start argv; returns the pid or -1 with a message in err. */
 pid_t qemu_spawn(const struct argv *a, int *in_fd, int *out_fd, char *err,
-		 size_t errlen);
+                 size_t errlen);
 
 /* Kill QEMU's whole process group and reap it. */
 void qemu_kill(pid_t pid);

@@ -47,7 +47,7 @@ flat(const char *s)
 
 void
 report_add(struct report *r, enum point_status st, const char *name,
-	   const char *reason)
+           const char *reason)
 {
 	struct point *p;
 
@@ -94,7 +94,7 @@ report_write(int fd, const struct report *r)
 	sb_init(&sb);
 	for (int i = 0; i < r->n; i++) {
 		sb_addf(&sb, "P\t%s\t%s\t%s\n", status_names[r->p[i].status],
-			r->p[i].name, r->p[i].reason);
+		        r->p[i].name, r->p[i].reason);
 		for (int j = 0; j < r->p[i].ndiag; j++)
 			sb_addf(&sb, "D\t%s\n", r->p[i].diag[j]);
 	}

@@ -26,7 +26,7 @@ struct report {
 void report_init(struct report *r);
 void report_free(struct report *r);
 void report_add(struct report *r, enum point_status st, const char *name,
-		const char *reason);
+                const char *reason);
 /* Attach a diagnostic line to the latest point. */
 void report_diag(struct report *r, const char *line);
 

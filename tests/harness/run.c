@@ -79,7 +79,7 @@ reap_qemu(struct run *R)
 			R->qemu = 0;
 			run_qemu_pgrp = 0;
 			console_note(&R->con, "QEMU exited, %s",
-				     describe_status(R->wstatus));
+			             describe_status(R->wstatus));
 			return;
 		}
 		if (now_ms() > until) {
@@ -148,7 +148,7 @@ last_output(struct run *R)
 	if (end - start > 120)
 		start = end - 120;
 	return start == end ? xstrdup("(no new output)")
-			    : xasprintf("'%.*s'", (int)(end - start), start);
+	                    : xasprintf("'%.*s'", (int)(end - start), start);
 }
 
 enum wait_kind { W_MATCH, W_EXIT, W_SLEEP };
@@ -159,13 +159,13 @@ enum wait_kind { W_MATCH, W_EXIT, W_SLEEP };
  */
 static int
 wait_for(struct run *R, const struct directive *d, enum wait_kind kind,
-	 const regex_t *re, const char *what)
+         const regex_t *re, const char *what)
 {
 	int64_t until = now_ms() + d->timeout_ms;
 
 	for (;;) {
-		int64_t now = now_ms(), end = until < R->deadline ? until
-								  : R->deadline;
+		int64_t now = now_ms(),
+		        end = until < R->deadline ? until : R->deadline;
 
 		if (kind == W_MATCH && console_match(&R->con, re))
 			return run_pump(R, 0);
@@ -174,9 +174,10 @@ wait_for(struct run *R, const struct directive *d, enum wait_kind kind,
 		if (kind == W_EXIT && R->exited)
 			return run_pump(R, 0);
 		if (kind != W_EXIT && R->exited) {
-			run_fail(R, "line %d: QEMU exited, %s, while waiting "
-				    "for %s",
-				 d->line, describe_status(R->wstatus), what);
+			run_fail(R,
+			         "line %d: QEMU exited, %s, while waiting "
+			         "for %s",
+			         d->line, describe_status(R->wstatus), what);
 			return -1;
 		}
 		if (now >= end) {
@@ -187,14 +188,16 @@ wait_for(struct run *R, const struct directive *d, enum wait_kind kind,
 				return 0;
 			}
 			if (now >= R->deadline)
-				run_fail(R, "line %d: run limit of %ds reached "
-					    "while waiting for %s",
-					 d->line, R->s->limit_ms / 1000, what);
+				run_fail(R,
+				         "line %d: run limit of %ds reached "
+				         "while waiting for %s",
+				         d->line, R->s->limit_ms / 1000, what);
 			else
-				run_fail(R, "line %d: timeout after %ds waiting "
-					    "for %s; last output %s",
-					 d->line, d->timeout_ms / 1000, what,
-					 last);
+				run_fail(R,
+				         "line %d: timeout after %ds waiting "
+				         "for %s; last output %s",
+				         d->line, d->timeout_ms / 1000, what,
+				         last);
 			free(last);
 			return -1;
 		}
@@ -211,15 +214,15 @@ do_send(struct run *R, const struct directive *d)
 
 	if (d->op != OP_SEND)
 		rc = console_send(&R->con, d->text, d->textlen, err,
-				  sizeof(err));
+		                  sizeof(err));
 	else {
 		text = expand_vars(d->text, run_var, R, err, sizeof(err));
 		if (text == NULL) {
 			run_fail(R, "line %d: send: %s", d->line, err);
 			return -1;
 		}
-		rc = console_send(&R->con, text, strlen(text), err,
-				  sizeof(err));
+		rc =
+		    console_send(&R->con, text, strlen(text), err, sizeof(err));
 		if (rc == 0)
 			rc = console_send(&R->con, "\r", 1, err, sizeof(err));
 		free(text);
@@ -241,7 +244,7 @@ do_exit(struct run *R, const struct directive *d)
 		return -1;
 	if (qemu_status(R->wstatus) != d->status) {
 		run_fail(R, "line %d: expected QEMU to exit with %s, got %s",
-			 d->line, want, describe_status(R->wstatus));
+		         d->line, want, describe_status(R->wstatus));
 		return -1;
 	}
 	return 0;
@@ -253,8 +256,7 @@ ktap_prompt(struct run *R)
 	size_t len;
 	const char *rest = console_rest(&R->con, &len);
 
-	return len >= strlen(PROMPT) && starts_with(rest, PROMPT) ? rest
-								   : NULL;
+	return len >= strlen(PROMPT) && starts_with(rest, PROMPT) ? rest : NULL;
 }
 
 /*
@@ -287,7 +289,8 @@ do_ktap(struct run *R, const struct directive *d)
 			break;
 		}
 		if (R->exited) {
-			/* The last partial line counts: QEMU will say no more. */
+			/* The last partial line counts: QEMU will say no more.
+			 */
 			size_t len;
 			const char *rest = console_rest(&R->con, &len);
 			char *tail = xstrndup(rest, len);
@@ -307,17 +310,18 @@ do_ktap(struct run *R, const struct directive *d)
 		why = NULL;
 	if (!k.started) {
 		run_fail(R, "line %d: ktap: no 'KTAP version' line before %s",
-			 d->line, why);
+		         d->line, why);
 	} else {
 		ktap_finish(&k, why);
 		report_ktap(R, &k);
 		if (why != NULL && R->fail == NULL)
 			run_fail(R, "line %d: ktap: output ended early (%s)",
-				 d->line, why);
+			         d->line, why);
 		if (d->text != NULL && !ktap_has_suite(&k, d->text))
-			run_fail(R, "line %d: ktap: suite '%s' not in the "
-				    "KTAP output",
-				 d->line, d->text);
+			run_fail(R,
+			         "line %d: ktap: suite '%s' not in the "
+			         "KTAP output",
+			         d->line, d->text);
 	}
 	ktap_free(&k);
 	return R->fail ? -1 : 0;
@@ -326,15 +330,15 @@ do_ktap(struct run *R, const struct directive *d)
 void
 report_ktap(struct run *R, const struct ktap *k)
 {
-	static const enum point_status map[] = {
-		[KTAP_PASS] = PT_PASS, [KTAP_FAIL] = PT_FAIL,
-		[KTAP_SKIP] = PT_SKIP};
+	static const enum point_status map[] = {[KTAP_PASS] = PT_PASS,
+	                                        [KTAP_FAIL] = PT_FAIL,
+	                                        [KTAP_SKIP] = PT_SKIP};
 
 	for (int i = 0; i < k->ncases; i++) {
 		char *name = xasprintf("%s %s", R->name, k->cases[i].name);
 
 		report_add(R->r, map[k->cases[i].status], name,
-			   k->cases[i].reason);
+		           k->cases[i].reason);
 		free(name);
 	}
 }
@@ -371,7 +375,7 @@ execute(struct run *R, const struct directive *d)
 	case OP_REJECT:
 		if (console_reject(&R->con, &d->re, d->text) < 0)
 			run_fail(R, "line %d: too many reject patterns",
-				 d->line);
+			         d->line);
 		return run_pump(R, 0);
 	case OP_KTAP:
 		return do_ktap(R, d);
@@ -406,7 +410,8 @@ start_qemu(struct run *R)
 	int in, out;
 
 	if (check_file(R, "kernel image",
-		       R->prof->boot == BOOT_ISO ? R->o->iso : R->o->kernel) < 0)
+	               R->prof->boot == BOOT_ISO ? R->o->iso : R->o->kernel) <
+	    0)
 		return -1;
 	for (int i = 0; i < s->nmodules; i++)
 		if (check_file(R, "module", s->modules[i]) < 0)
@@ -421,11 +426,12 @@ start_qemu(struct run *R)
 	}
 	if (s->pcap)
 		pcap = xasprintf("%.*s", (int)strlen(R->log_path) - 4,
-				 R->log_path);
-	q = (struct qemu_config){R->o->qemu, R->prof, R->o->kernel,
-				 R->o->iso, s->cmdline, s->modules,
-				 s->nmodules, 0, false, s->fwd, host_ports,
-				 s->nfwd, pcap};
+		                 R->log_path);
+	q = (struct qemu_config){R->o->qemu,  R->prof,    R->o->kernel,
+	                         R->o->iso,   s->cmdline, s->modules,
+	                         s->nmodules, 0,          false,
+	                         s->fwd,      host_ports, s->nfwd,
+	                         pcap};
 	if (qemu_build_argv(&q, &a, err, sizeof(err)) < 0) {
 		free(pcap);
 		run_fail(R, "%s", err);
@@ -454,7 +460,8 @@ open_log(struct run *R)
 
 	/* mkdir -p, one component at a time. */
 	for (p = strchr(R->o->log_dir + 1, '/'); p; p = strchr(p + 1, '/')) {
-		char *dir = xstrndup(R->o->log_dir, (size_t)(p - R->o->log_dir));
+		char *dir =
+		    xstrndup(R->o->log_dir, (size_t)(p - R->o->log_dir));
 
 		mkdir(dir, 0777);
 		free(dir);
@@ -483,7 +490,7 @@ finish(struct run *R)
 		close(R->con.out_fd);
 	R->con.in_fd = R->con.out_fd = -1;
 	report_add(R->r, R->fail ? PT_FAIL : PT_PASS, R->name,
-		   R->fail ? R->fail : "");
+	           R->fail ? R->fail : "");
 	if (R->fail == NULL)
 		return;
 	if (R->con.panic) {
@@ -504,7 +511,7 @@ finish(struct run *R)
 
 void
 run_scenario(const struct script *s, const char *profile,
-	     const struct run_opts *o, struct report *r)
+             const struct run_opts *o, struct report *r)
 {
 	struct profile prof;
 	struct run R = {.s = s, .prof = &prof, .o = o, .r = r};
@@ -515,14 +522,15 @@ run_scenario(const struct script *s, const char *profile,
 	R.log_path = xasprintf("%s/%s-%s.log", o->log_dir, s->name, profile);
 	R.deadline = now_ms() + s->limit_ms;
 	console_init(&R.con, -1, -1, NULL);
-	if (profile_load(&prof, o->profile_dir, profile, err, sizeof(err)) < 0) {
+	if (profile_load(&prof, o->profile_dir, profile, err, sizeof(err)) <
+	    0) {
 		run_fail(&R, "%s", err);
 		goto out;
 	}
 	R.log = open_log(&R);
 	if (R.log == NULL) {
 		run_fail(&R, "cannot write %s: %s", R.log_path,
-			 strerror(errno));
+		         strerror(errno));
 		goto out;
 	}
 	R.con.log = R.log;

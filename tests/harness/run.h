@@ -45,11 +45,11 @@ struct run {
 };
 
 void run_scenario(const struct script *s, const char *profile,
-		  const struct run_opts *o, struct report *r);
+                  const struct run_opts *o, struct report *r);
 
 /* Record the first failure; later ones are usually consequences. */
 void run_fail(struct run *R, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /*
  * Read console output (when QEMU runs) for up to ms; notices QEMU's exit,

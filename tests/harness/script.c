@@ -24,12 +24,12 @@ struct parser {
 };
 
 static const char *const op_names[] = {
-	[OP_SEND] = "send",	  [OP_SENDRAW] = "sendraw",
-	[OP_CTRLC] = "ctrl-c",	  [OP_EXPECT] = "expect",
-	[OP_PROMPT] = "prompt",	  [OP_REJECT] = "reject",
-	[OP_KTAP] = "ktap",	  [OP_EXIT] = "exit",
-	[OP_SLEEP] = "sleep",	  [OP_HOST] = "host",
-	[OP_HOST_KTAP] = "host-ktap",
+    [OP_SEND] = "send",           [OP_SENDRAW] = "sendraw",
+    [OP_CTRLC] = "ctrl-c",        [OP_EXPECT] = "expect",
+    [OP_PROMPT] = "prompt",       [OP_REJECT] = "reject",
+    [OP_KTAP] = "ktap",           [OP_EXIT] = "exit",
+    [OP_SLEEP] = "sleep",         [OP_HOST] = "host",
+    [OP_HOST_KTAP] = "host-ktap",
 };
 
 const char *
@@ -62,7 +62,7 @@ parse_seconds(struct parser *p, const char *what, const char *v, int *ms)
 	n = strtol(v, &end, 10);
 	if (*v == '\0' || *end != '\0' || errno != 0 || n < 1 || n > 86400)
 		return fail(p, "%s: '%s' is not a number of seconds (1..86400)",
-			    what, v);
+		            what, v);
 	*ms = (int)n * 1000;
 	return 0;
 }
@@ -123,8 +123,7 @@ opt_timeout(struct parser *p, const char *dir, char **args, int *ms)
 }
 
 static int
-compile(struct parser *p, struct directive *d, const char *dir,
-	const char *src)
+compile(struct parser *p, struct directive *d, const char *dir, const char *src)
 {
 	char msg[256];
 	int rc;
@@ -145,7 +144,7 @@ static bool
 known_var(struct parser *p, const char *name)
 {
 	static const char *const fixed[] = {"PROFILE", "SMP", "MEM", "NIC",
-					    "BOOT"};
+	                                    "BOOT"};
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (strcmp(name, fixed[i]) == 0)
@@ -186,9 +185,9 @@ parse_exit(struct parser *p, struct directive *d, char *args)
 		const char *name;
 		int status;
 	} names[] = {{"success", STATUS_SUCCESS},
-		     {"failure", STATUS_FAILURE},
-		     {"panic", STATUS_PANIC},
-		     {"reset", STATUS_RESET}};
+	             {"failure", STATUS_FAILURE},
+	             {"panic", STATUS_PANIC},
+	             {"reset", STATUS_RESET}};
 	bool raw = false;
 	char *end;
 	long n;
@@ -210,9 +209,9 @@ parse_exit(struct parser *p, struct directive *d, char *args)
 	n = strtol(args, &end, 0);
 	if (*args == '\0' || *end != '\0' || n < 0 || n > (raw ? 255 : 127))
 		return fail(p,
-			    "exit: expected success|failure|panic|reset, a "
-			    "poweroff code 0..127 or 'status N', got '%s'",
-			    args);
+		            "exit: expected success|failure|panic|reset, a "
+		            "poweroff code 0..127 or 'status N', got '%s'",
+		            args);
 	d->status = raw ? (int)n : (int)n * 2 + 1;
 	p->s->expects_panic |= d->status == STATUS_PANIC;
 	return 0;
@@ -230,14 +229,14 @@ parse_profiles(struct parser *p, char *args)
 		for (char *c = w; *c; c++)
 			if (!isalnum((unsigned char)*c) && *c != '-' &&
 			    *c != '_')
-				return fail(p, "profiles: bad profile name '%s'",
-					    w);
+				return fail(
+				    p, "profiles: bad profile name '%s'", w);
 		for (int i = 0; i < s->nprofiles; i++)
 			if (strcmp(s->profiles[i], w) == 0)
 				return fail(p, "profiles: '%s' listed twice",
-					    w);
+				            w);
 		s->profiles = xrealloc(s->profiles, (size_t)(s->nprofiles + 1) *
-							    sizeof(char *));
+		                                        sizeof(char *));
 		s->profiles[s->nprofiles++] = xstrdup(w);
 	}
 	return 0;
@@ -252,13 +251,15 @@ parse_modules(struct parser *p, char *args)
 		return -1;
 	for (char *w = strtok(args, " \t"); w != NULL;
 	     w = strtok(NULL, " \t")) {
-		/* QEMU splits -initrd on commas, so a comma cannot be escaped. */
+		/* QEMU splits -initrd on commas, so a comma cannot be escaped.
+		 */
 		if (strchr(w, ',') != NULL)
-			return fail(p, "modules: '%s': file names cannot "
-				       "contain ','",
-				    w);
-		s->modules = xrealloc(s->modules,
-				      (size_t)(s->nmodules + 1) * sizeof(char *));
+			return fail(p,
+			            "modules: '%s': file names cannot "
+			            "contain ','",
+			            w);
+		s->modules = xrealloc(s->modules, (size_t)(s->nmodules + 1) *
+		                                      sizeof(char *));
 		s->modules[s->nmodules++] = xstrdup(w);
 	}
 	return 0;
@@ -277,8 +278,8 @@ parse_hostfwd(struct parser *p, char *args)
 	if (sscanf(args, "%7s %d %c", proto, &port, &extra) != 2 ||
 	    (strcmp(proto, "udp") != 0 && strcmp(proto, "tcp") != 0) ||
 	    port < 1 || port > 65535)
-		return fail(p, "hostfwd: expected 'udp|tcp GUESTPORT', got '%s'",
-			    args);
+		return fail(
+		    p, "hostfwd: expected 'udp|tcp GUESTPORT', got '%s'", args);
 	s->fwd[s->nfwd].proto = strcmp(proto, "udp") == 0 ? FWD_UDP : FWD_TCP;
 	s->fwd[s->nfwd].guest_port = port;
 	s->nfwd++;
@@ -372,7 +373,7 @@ parse_line(struct parser *p, char *line)
 			return -1;
 		if (s->cmdline != NULL)
 			return fail(p, "cmdline given twice; put all "
-				       "parameters on one line");
+			               "parameters on one line");
 		s->cmdline = xstrdup(args);
 		s->needs_qemu = true;
 		return 0;
@@ -450,9 +451,10 @@ script_parse(const char *path, const char *text, char *err, size_t errlen)
 	}
 	free(copy);
 	if (rc == 0 && s->nd == 0) {
-		snprintf(err, errlen, "%s:%d: scenario has no directive that "
-				      "does anything",
-			 path, p.line);
+		snprintf(err, errlen,
+		         "%s:%d: scenario has no directive that "
+		         "does anything",
+		         path, p.line);
 		rc = -1;
 	}
 	if (rc == 0 && s->nprofiles == 0) {
@@ -474,7 +476,7 @@ script_load(const char *path, char *err, size_t errlen)
 
 	if (text == NULL) {
 		snprintf(err, errlen, "%s:0: cannot read: %s", path,
-			 strerror(errno));
+		         strerror(errno));
 		return NULL;
 	}
 	s = script_parse(path, text, err, errlen);
@@ -507,8 +509,8 @@ script_free(struct script *s)
 
 char *
 expand_vars(const char *text,
-	    const char *(*lookup)(const char *name, void *ctx), void *ctx,
-	    char *err, size_t errlen)
+            const char *(*lookup)(const char *name, void *ctx), void *ctx,
+            char *err, size_t errlen)
 {
 	struct strbuf sb;
 	const char *p = text;
@@ -531,10 +533,11 @@ expand_vars(const char *text,
 		name = xstrndup(p + 2, (size_t)(end - p - 2));
 		val = lookup(name, ctx);
 		if (val == NULL) {
-			snprintf(err, errlen,
-				 "unknown variable '${%s}' (PROFILE SMP MEM NIC "
-				 "BOOT, PORTn after hostfwd)",
-				 name);
+			snprintf(
+			    err, errlen,
+			    "unknown variable '${%s}' (PROFILE SMP MEM NIC "
+			    "BOOT, PORTn after hostfwd)",
+			    name);
 			free(name);
 			sb_free(&sb);
 			return NULL;

@@ -57,8 +57,8 @@ struct script {
 	struct hostfwd fwd[SCRIPT_MAX_FWD];
 	int nfwd;
 	bool pcap;
-	bool needs_qemu;     /* has kernel directives */
-	bool expects_panic;  /* says `exit panic` */
+	bool needs_qemu;    /* has kernel directives */
+	bool expects_panic; /* says `exit panic` */
 	struct directive *d;
 	int nd;
 };
@@ -66,18 +66,18 @@ struct script {
 /* QEMU exit statuses produced by isa-debug-exit (value * 2 + 1). */
 #define STATUS_SUCCESS 33
 #define STATUS_FAILURE 35
-#define STATUS_PANIC 37
-#define STATUS_RESET 0
+#define STATUS_PANIC   37
+#define STATUS_RESET   0
 
 #define DEFAULT_TIMEOUT_S 30
-#define DEFAULT_LIMIT_S 300
+#define DEFAULT_LIMIT_S   300
 
 /*
  * Parse script text.  path is used in messages and for the name.  Returns
  * NULL with "PATH:LINE: problem" in err.
  */
 struct script *script_parse(const char *path, const char *text, char *err,
-			    size_t errlen);
+                            size_t errlen);
 struct script *script_load(const char *path, char *err, size_t errlen);
 void script_free(struct script *s);
 
@@ -88,9 +88,9 @@ char *script_name(const char *path);
  * Expand ${NAME} in text using lookup (returns NULL for unknown names).
  * Returns NULL and a message in err if a name is unknown.
  */
-char *expand_vars(const char *text, const char *(*lookup)(const char *name,
-							   void *ctx),
-		  void *ctx, char *err, size_t errlen);
+char *expand_vars(const char *text,
+                  const char *(*lookup)(const char *name, void *ctx), void *ctx,
+                  char *err, size_t errlen);
 
 const char *op_name(enum op op);
 

@@ -262,7 +262,7 @@ unescape(const char *src, size_t *outlen, char *err, size_t errlen)
 		case 'x':
 			if (hexval(p[1]) < 0 || hexval(p[2]) < 0) {
 				snprintf(err, errlen,
-					 "\\x needs two hex digits");
+				         "\\x needs two hex digits");
 				free(out);
 				return NULL;
 			}
@@ -271,7 +271,7 @@ unescape(const char *src, size_t *outlen, char *err, size_t errlen)
 			break;
 		default:
 			snprintf(err, errlen, "unknown escape '\\%c'",
-				 *p ? *p : ' ');
+			         *p ? *p : ' ');
 			free(out);
 			return NULL;
 		}
@@ -290,7 +290,7 @@ trim(char *s)
 		s++;
 	n = strlen(s);
 	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' ||
-			 s[n - 1] == '\r' || s[n - 1] == '\n'))
+	                 s[n - 1] == '\r' || s[n - 1] == '\n'))
 		s[--n] = '\0';
 	return s;
 }

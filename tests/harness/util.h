@@ -17,8 +17,7 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
-char *xasprintf(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A NUL-terminated byte buffer that grows as text is appended. */
 struct strbuf {
@@ -32,7 +31,7 @@ void sb_free(struct strbuf *sb);
 void sb_add(struct strbuf *sb, const char *s, size_t n);
 void sb_adds(struct strbuf *sb, const char *s);
 void sb_addf(struct strbuf *sb, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void sb_consume(struct strbuf *sb, size_t n);
 
 /* A NULL-terminated vector of owned strings, used for exec argv. */
@@ -46,7 +45,7 @@ void argv_init(struct argv *a);
 void argv_free(struct argv *a);
 void argv_add(struct argv *a, const char *s);
 void argv_addf(struct argv *a, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 char *argv_join(const struct argv *a);
 
 /* Milliseconds from CLOCK_MONOTONIC; only differences are meaningful. */
