@@ -114,18 +114,18 @@ check_strtab(struct elf_mod *m, unsigned int idx, const char *what)
 
 	if (s->sh_type != SHT_STRTAB)
 		return elf_err(m, -ENOEXEC,
-		               "section %u (%s table): type %u, expected "
+		               "section %u (%s): type %u, expected "
 		               "SHT_STRTAB",
 		               idx, what, s->sh_type);
 	if (s->sh_size == 0 || !in_file(m, s->sh_offset, s->sh_size))
 		return elf_err(m, -ENOEXEC,
-		               "section %u (%s table): offset 0x%x size 0x%x "
+		               "section %u (%s): offset 0x%x size 0x%x "
 		               "outside the file (size 0x%x)",
 		               idx, what, s->sh_offset, s->sh_size,
 		               (unsigned int)m->size);
 	if (m->data[s->sh_offset + s->sh_size - 1] != '\0')
 		return elf_err(m, -ENOEXEC,
-		               "section %u (%s table): not NUL-terminated", idx,
+		               "section %u (%s): not NUL-terminated", idx,
 		               what);
 	return 0;
 }
@@ -136,7 +136,7 @@ check_secstrings(struct elf_mod *m)
 	unsigned int idx = m->ehdr->e_shstrndx;
 	int ret;
 
-	ret = check_strtab(m, idx, "section name");
+	ret = check_strtab(m, idx, "section name table");
 	if (ret != 0)
 		return ret;
 	m->secstrings = (const char *)m->data + m->sec[idx].sh_offset;
@@ -284,7 +284,7 @@ check_symtab(struct elf_mod *m)
 		               "section %u (%s): string table index %u out of "
 		               "range",
 		               idx, elf_sec_name(m, idx), s->sh_link);
-	ret = check_strtab(m, s->sh_link, "symbol name");
+	ret = check_strtab(m, s->sh_link, "symbol name table");
 	if (ret != 0)
 		return ret;
 

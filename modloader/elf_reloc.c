@@ -78,22 +78,23 @@ elf_mod_reloc_name(unsigned int t)
 
 /* Appends name to "unresolved symbols: a, b" while it fits whole. */
 static void
-note_unresolved(struct elf_buf *b, unsigned int count, const char *name)
+note_unresolved(struct elf_buf *b, unsigned int *shown, const char *name)
 {
-	size_t need = elf_strlen(name) + (count > 1 ? 2 : 0);
+	size_t need = elf_strlen(name) + (*shown > 0 ? 2 : 0);
 
 	if (b->truncated || elf_buf_room(b) < need + UNRESOLVED_TAIL) {
 		b->truncated = true;
 		return;
 	}
-	elf_buf_printf(b, "%s%s", count > 1 ? ", " : "", name);
+	elf_buf_printf(b, "%s%s", *shown > 0 ? ", " : "", name);
+	(*shown)++;
 }
 
 static int
 resolve_undefined(struct elf_mod *m, elf_mod_resolve_fn fn, void *ctx)
 {
 	struct elf_buf b;
-	unsigned int i, count = 0;
+	unsigned int i, count = 0, shown = 0;
 	const Elf32_Sym *sym;
 	int ret;
 
@@ -114,7 +115,8 @@ resolve_undefined(struct elf_mod *m, elf_mod_resolve_fn fn, void *ctx)
 			               i, elf_sym_name(m, i), ret);
 		if (ELF32_ST_BIND(sym->st_info) == STB_WEAK)
 			continue;
-		note_unresolved(&b, ++count, elf_sym_name(m, i));
+		count++;
+		note_unresolved(&b, &shown, elf_sym_name(m, i));
 	}
 	if (count == 0) {
 		elf_buf_init(&b, m->err, m->errlen);
@@ -122,7 +124,8 @@ resolve_undefined(struct elf_mod *m, elf_mod_resolve_fn fn, void *ctx)
 	}
 	if (b.truncated) {
 		b.truncated = false;
-		elf_buf_printf(&b, " ... (%u in all)", count);
+		elf_buf_printf(&b, "%s... (%u in all)", shown > 0 ? " " : "",
+		               count);
 	}
 	return -ENOENT;
 }

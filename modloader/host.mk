@@ -97,11 +97,15 @@ $(ML_DIR)/corpus/.stamp: $(ML_MODS)
 	cp $(ML_MODS) $(dir $@)
 	@touch $@
 
-host: $(HOSTBIN)/modloader-unittest $(HOSTBIN)/modloader-fuzz $(ML_MODS) \
-	$(ML_DIR)/ref/refmod.bin $(ML_DIR)/kcheck.o $(ML_DIR)/corpus/.stamp
+ML_HOST_TARGETS := $(HOSTBIN)/modloader-unittest $(HOSTBIN)/modloader-fuzz \
+	$(ML_MODS) $(ML_DIR)/ref/refmod.bin $(ML_DIR)/kcheck.o \
+	$(ML_DIR)/corpus/.stamp
 
+host: $(ML_HOST_TARGETS)
+
+# What tests/scenarios/modloader-host.scn runs, without the harness.
 .PHONY: modloader-test
-modloader-test: host
+modloader-test: $(ML_HOST_TARGETS)
 	$(HOSTBIN)/modloader-unittest
 	$(HOSTBIN)/modloader-fuzz -max_total_time=20 \
 		-artifact_prefix=$(ML_DIR)/ $(ML_DIR)/corpus tests/modloader/corpus

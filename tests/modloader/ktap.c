@@ -29,28 +29,36 @@ kt_fail(struct kt *t, const char *file, int line, const char *fmt, ...)
 	printf("\n");
 }
 
+/* Runs one case; setjmp lives here alone so nothing else is clobbered. */
+static bool
+run_case(const struct kt_case *c)
+{
+	static struct kt t; /* static: survives longjmp */
+
+	t.failed = false;
+	if (setjmp(t.abort) == 0)
+		c->fn(&t);
+	return !t.failed;
+}
+
 static bool
 run_suite(const struct kt_suite *s)
 {
 	const struct kt_case *c;
-	bool suite_failed = false;
+	bool suite_ok = true, ok;
 	int n = 0, i = 0;
-	static struct kt t; /* static: survives longjmp */
 
 	for (c = s->cases; c->name != NULL; c++)
 		n++;
 	printf("    KTAP version 1\n    # Subtest: %s\n    1..%d\n", s->name,
 	       n);
 	for (c = s->cases; c->name != NULL; c++) {
-		t.failed = false;
-		if (setjmp(t.abort) == 0)
-			c->fn(&t);
-		printf("    %s %d %s\n", t.failed ? "not ok" : "ok", ++i,
-		       c->name);
+		ok = run_case(c);
+		printf("    %s %d %s\n", ok ? "ok" : "not ok", ++i, c->name);
 		fflush(stdout);
-		suite_failed |= t.failed;
+		suite_ok &= ok;
 	}
-	return !suite_failed;
+	return suite_ok;
 }
 
 int

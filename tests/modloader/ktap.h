@@ -39,7 +39,7 @@ struct kt_suite {
 
 #define KT_CASE(fn)                                                            \
 	{                                                                      \
-		#fn, fn                                                        \
+#fn, fn                                                        \
 	}
 #define KT_END                                                                 \
 	{                                                                      \
@@ -47,19 +47,19 @@ struct kt_suite {
 	}
 
 void kt_fail(struct kt *t, const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 void kt_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Runs the suites; returns the exit status for main(). */
 int kt_run(const struct kt_suite *const *suites, int n);
 
 #define KT_EXPECT(t, cond)                                                     \
 	((cond) ? (void)0                                                      \
-		: kt_fail(t, __FILE__, __LINE__, "expected %s", #cond))
+	        : kt_fail(t, __FILE__, __LINE__, "expected %s", #cond))
 #define KT_ASSERT(t, cond)                                                     \
 	do {                                                                   \
 		if (!(cond)) {                                                 \
 			kt_fail(t, __FILE__, __LINE__, "assertion %s failed",  \
-				#cond);                                        \
+			        #cond);                                        \
 			longjmp((t)->abort, 1);                                \
 		}                                                              \
 	} while (0)
@@ -68,15 +68,15 @@ int kt_run(const struct kt_suite *const *suites, int n);
 		long long a_ = (long long)(a), b_ = (long long)(b);            \
 		if (a_ != b_)                                                  \
 			kt_fail(t, __FILE__, __LINE__,                         \
-				"%s == %s: 0x%llx != 0x%llx", #a, #b, a_, b_); \
+			        "%s == %s: 0x%llx != 0x%llx", #a, #b, a_, b_); \
 	} while (0)
 #define KT_EXPECT_STREQ(t, a, b)                                               \
 	do {                                                                   \
 		const char *a_ = (a), *b_ = (b);                               \
 		if (a_ == NULL || b_ == NULL || strcmp(a_, b_) != 0)           \
 			kt_fail(t, __FILE__, __LINE__,                         \
-				"%s == %s: \"%s\" != \"%s\"", #a, #b,          \
-				a_ ? a_ : "(null)", b_ ? b_ : "(null)");       \
+			        "%s == %s: \"%s\" != \"%s\"", #a, #b,          \
+			        a_ ? a_ : "(null)", b_ ? b_ : "(null)");       \
 	} while (0)
 
 #endif

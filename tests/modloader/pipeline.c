@@ -76,8 +76,8 @@ check_sym(void *ctx, const struct elf_mod_sym *s)
 	check(s->name != NULL && strlen(s->name) < m->size, "symbol name");
 	if (s->type == STT_FUNC && m->sym[s->index].st_shndx != SHN_ABS)
 		check(s->addr >= m->base &&
-			      s->addr - m->base <= m->image_size &&
-			      s->size <= m->image_size - (s->addr - m->base),
+		          s->addr - m->base <= m->image_size &&
+		          s->size <= m->image_size - (s->addr - m->base),
 		      "function inside the image");
 	return 0;
 }
@@ -103,10 +103,10 @@ check_loaded(const struct elf_mod *m)
 			continue;
 		}
 		check(m->sec_off[i] <= m->image_size &&
-			      s->sh_size <= m->image_size - m->sec_off[i],
+		          s->sh_size <= m->image_size - m->sec_off[i],
 		      "section inside the image");
 		check(s->sh_addralign == 0 ||
-			      m->sec_off[i] % s->sh_addralign == 0,
+		          m->sec_off[i] % s->sh_addralign == 0,
 		      "section aligned");
 		if (s->sh_flags & SHF_WRITE)
 			check(m->sec_off[i] >= m->ro_size,
@@ -126,11 +126,11 @@ int
 pipeline_run(const uint8_t *data, size_t size, char *err, size_t errlen)
 {
 	static const struct elf_mod_load_ops ops_template = {
-		.alloc_scratch = alloc_scratch,
-		.free_scratch = free_scratch,
-		.alloc_image = alloc_image,
-		.free_image = free_image,
-		.resolve = resolve,
+	    .alloc_scratch = alloc_scratch,
+	    .free_scratch = free_scratch,
+	    .alloc_image = alloc_image,
+	    .free_image = free_image,
+	    .resolve = resolve,
 	};
 	struct elf_mod_load_ops ops = ops_template;
 	struct pipe_ctx ctx = {0};

@@ -13,9 +13,10 @@ blob_read(struct kt *t, const char *path)
 	long n;
 
 	if (f == NULL) {
-		kt_fail(t, __FILE__, __LINE__, "cannot open %s (run from the "
-					       "repo root after make host)",
-			path);
+		kt_fail(t, __FILE__, __LINE__,
+		        "cannot open %s (run from the "
+		        "repo root after make host)",
+		        path);
 		longjmp(t->abort, 1);
 	}
 	fseek(f, 0, SEEK_END);
@@ -73,16 +74,15 @@ blob_shdr(struct blob b, unsigned int i)
 unsigned int
 blob_sec(struct kt *t, struct blob b, const char *name)
 {
-	const char *names =
-		(const char *)b.data +
-		blob_shdr(b, blob_ehdr(b)->e_shstrndx)->sh_offset;
+	const char *names = (const char *)b.data +
+	                    blob_shdr(b, blob_ehdr(b)->e_shstrndx)->sh_offset;
 	unsigned int i;
 
 	for (i = 1; i < blob_ehdr(b)->e_shnum; i++)
 		if (strcmp(names + blob_shdr(b, i)->sh_name, name) == 0)
 			return i;
 	kt_fail(t, __FILE__, __LINE__, "no section %s in the test module",
-		name);
+	        name);
 	longjmp(t->abort, 1);
 }
 
@@ -112,8 +112,7 @@ blob_sym(struct kt *t, struct blob b, const char *name)
 	for (i = 1; i < symtab->sh_size / sizeof(Elf32_Sym); i++)
 		if (strcmp(names + blob_symp(b, i)->st_name, name) == 0)
 			return i;
-	kt_fail(t, __FILE__, __LINE__, "no symbol %s in the test module",
-		name);
+	kt_fail(t, __FILE__, __LINE__, "no symbol %s in the test module", name);
 	longjmp(t->abort, 1);
 }
 
@@ -125,7 +124,7 @@ blob_rel(struct blob b, unsigned int sec, unsigned int j)
 
 void
 expect_reject(struct kt *t, struct blob b, int code, const char *msg,
-	      const char *file, int line)
+              const char *file, int line)
 {
 	char err[256];
 	struct elf_mod m;
@@ -134,10 +133,10 @@ expect_reject(struct kt *t, struct blob b, int code, const char *msg,
 	ret = elf_mod_check(&m, b.data, b.size, err, sizeof(err));
 	if (ret != code)
 		kt_fail(t, file, line, "check returned %d, expected %d (%s)",
-			ret, code, ret == 0 ? "accepted" : err);
+		        ret, code, ret == 0 ? "accepted" : err);
 	else if (strcmp(err, msg) != 0)
 		kt_fail(t, file, line, "message \"%s\", expected \"%s\"", err,
-			msg);
+		        msg);
 }
 
 int
@@ -156,7 +155,7 @@ ksym_resolve(void *ctx, const char *name, uint32_t *addr)
 
 int
 load_at(struct loaded *l, struct blob b, uint32_t base,
-	const struct ksym *ksyms)
+        const struct ksym *ksyms)
 {
 	size_t n;
 	int ret;

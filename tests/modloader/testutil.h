@@ -45,7 +45,7 @@ Elf32_Rel *blob_rel(struct blob b, unsigned int sec, unsigned int j);
 
 /* Runs elf_mod_check() on b, expecting failure with code and message. */
 void expect_reject(struct kt *t, struct blob b, int code, const char *msg,
-		   const char *file, int line);
+                   const char *file, int line);
 #define EXPECT_REJECT(t, b, code, msg)                                         \
 	expect_reject(t, b, code, msg, __FILE__, __LINE__)
 
@@ -66,7 +66,7 @@ struct loaded {
 /* check + layout + copy + resolve(base, syms) + relocate; returns the
  * first error (l->err says what).  ksyms ends with a {NULL, 0} entry. */
 int load_at(struct loaded *l, struct blob b, uint32_t base,
-	    const struct ksym *ksyms);
+            const struct ksym *ksyms);
 void unload(struct loaded *l);
 /* Resolver over a {NULL, 0}-terminated struct ksym table (ctx). */
 int ksym_resolve(void *ctx, const char *name, uint32_t *addr);
