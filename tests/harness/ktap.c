@@ -228,7 +228,8 @@ leaf_result(struct ktap *k, struct ktap_level *l, bool ok, const char *name,
 		st = KTAP_SKIP;
 		reason = trim((char *)dir + 4);
 	} else if (!ok && (reason == NULL || *reason == '\0')) {
-		reason = dir ? dir : "failed";
+		/* Empty for now: diagnostics may follow the result line. */
+		reason = dir ? dir : "";
 	}
 	l->last_case = add_case(k, name, st, reason);
 	free(l->pending);

@@ -163,31 +163,6 @@ profile_parse(struct profile *p, const char *file, const char *text, char *err,
 	return rc;
 }
 
-char *
-read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	struct strbuf sb;
-	char chunk[4096];
-	size_t n;
-
-	if (f == NULL)
-		return NULL;
-	sb_init(&sb);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		sb_add(&sb, chunk, n);
-	if (ferror(f)) {
-		int e = errno;
-
-		fclose(f);
-		sb_free(&sb);
-		errno = e;
-		return NULL;
-	}
-	fclose(f);
-	return sb.buf;
-}
-
 int
 profile_load(struct profile *p, const char *dir, const char *name, char *err,
              size_t errlen)

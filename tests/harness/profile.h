@@ -44,7 +44,4 @@ const char *nic_name(enum nic_kind k);
 const char *boot_name(enum boot_kind k);
 const char *net_name(enum net_kind k);
 
-/* Read a whole file; NULL with errno set on failure. */
-char *read_file(const char *path);
-
 #endif

@@ -404,18 +404,11 @@ start_qemu(struct run *R)
 {
 	const struct script *s = R->s;
 	int host_ports[SCRIPT_MAX_FWD];
-	struct qemu_config q = {0};
+	struct qemu_config q;
 	char err[512], *pcap = NULL, *cmd;
 	struct argv a;
-	int in, out;
+	int in, out, rc;
 
-	if (check_file(R, "kernel image",
-	               R->prof->boot == BOOT_ISO ? R->o->iso : R->o->kernel) <
-	    0)
-		return -1;
-	for (int i = 0; i < s->nmodules; i++)
-		if (check_file(R, "module", s->modules[i]) < 0)
-			return -1;
 	for (int i = 0; i < s->nfwd; i++) {
 		host_ports[i] = pick_free_port(s->fwd[i].proto);
 		if (host_ports[i] < 0) {
@@ -427,17 +420,32 @@ start_qemu(struct run *R)
 	if (s->pcap)
 		pcap = xasprintf("%.*s", (int)strlen(R->log_path) - 4,
 		                 R->log_path);
-	q = (struct qemu_config){R->o->qemu,  R->prof,    R->o->kernel,
-	                         R->o->iso,   s->cmdline, s->modules,
-	                         s->nmodules, 0,          false,
-	                         s->fwd,      host_ports, s->nfwd,
-	                         pcap};
-	if (qemu_build_argv(&q, &a, err, sizeof(err)) < 0) {
-		free(pcap);
+	q = (struct qemu_config){.qemu = R->o->qemu,
+	                         .prof = R->prof,
+	                         .kernel = R->o->kernel,
+	                         .iso = R->o->iso,
+	                         .cmdline = s->cmdline,
+	                         .modules = s->modules,
+	                         .nmodules = s->nmodules,
+	                         .fwd = s->fwd,
+	                         .fwd_host_port = host_ports,
+	                         .nfwd = s->nfwd,
+	                         .pcap_prefix = pcap};
+	rc = qemu_build_argv(&q, &a, err, sizeof(err));
+	free(pcap);
+	if (rc < 0) {
 		run_fail(R, "%s", err);
 		return -1;
 	}
-	free(pcap);
+	/* After the argv checks: "the ISO cannot take cmdline" says more. */
+	rc = check_file(R, "kernel image",
+	                R->prof->boot == BOOT_ISO ? R->o->iso : R->o->kernel);
+	for (int i = 0; i < s->nmodules && rc == 0; i++)
+		rc = check_file(R, "module", s->modules[i]);
+	if (rc < 0) {
+		argv_free(&a);
+		return -1;
+	}
 	cmd = argv_join(&a);
 	console_note(&R->con, "%s", cmd);
 	free(cmd);

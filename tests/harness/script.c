@@ -452,9 +452,8 @@ script_parse(const char *path, const char *text, char *err, size_t errlen)
 	free(copy);
 	if (rc == 0 && s->nd == 0) {
 		snprintf(err, errlen,
-		         "%s:%d: scenario has no directive that "
-		         "does anything",
-		         path, p.line);
+		         "%s:1: scenario has no directive that does anything",
+		         path);
 		rc = -1;
 	}
 	if (rc == 0 && s->nprofiles == 0) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <ctype.h>
+#include <errno.h>
 
 static void
 oom(void)
@@ -299,4 +300,29 @@ bool
 starts_with(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+char *
+read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	struct strbuf sb;
+	char chunk[4096];
+	size_t n;
+
+	if (f == NULL)
+		return NULL;
+	sb_init(&sb);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		sb_add(&sb, chunk, n);
+	if (ferror(f)) {
+		int e = errno;
+
+		fclose(f);
+		sb_free(&sb);
+		errno = e;
+		return NULL;
+	}
+	fclose(f);
+	return sb.buf;
 }

@@ -62,4 +62,7 @@ char *trim(char *s);
 
 bool starts_with(const char *s, const char *prefix);
 
+/* Read a whole file; NULL with errno set on failure. */
+char *read_file(const char *path);
+
 #endif

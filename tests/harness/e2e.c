@@ -1,0 +1,412 @@
+/*
+ * harness-e2e: end-to-end self-tests of modref-harness.  Each case runs
+ * the real harness on scenarios from tests/harness/selftest/ against
+ * fake-qemu and checks its TAP output and exit status with regexes, so a
+ * harness that stopped noticing hangs, panics, resets or crashed tests
+ * fails here.  Output is KTAP (one case per check) for `host-ktap`; the
+ * harness output of a failing case goes to stderr, which ends up in the
+ * run's log.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/harness/util.h"
+
+#define HARNESS "build/host/modref-harness"
+#define FAKE    "build/host/fake-qemu"
+#define DIR     "tests/harness/selftest/"
+#define LOGS    "build/test-logs/selftest"
+#define MAXRE   6
+
+struct e2e {
+	const char *name;
+	const char *files; /* space separated, relative to DIR */
+	int jobs;
+	int status; /* expected harness exit status */
+	const char *want[MAXRE];
+	const char *refuse[MAXRE];
+	int max_seconds; /* 0: no bound */
+};
+
+static const struct e2e cases[] = {
+    {"all_good",
+     "pass.scn",
+     1,
+     0,
+     {"^ok [0-9]+ - pass\\[default\\]$",
+      "^ok [0-9]+ - pass\\[default\\] alloc\\.alloc_many$",
+      "alloc\\.free_twice # SKIP needs debug pages$",
+      "^3 passed, 0 failed, 1 skipped$"},
+     {"not ok"},
+     0},
+    {"hang_times_out",
+     "hang.scn",
+     1,
+     1,
+     {"^not ok 1 - hang\\[default\\] # line 4: timeout after 2s waiting "
+      "for /\\^never printed\\$/",
+      "^# log: " LOGS "/hang-default\\.log$", "^0 passed, 1 failed$"},
+     {0},
+     10},
+    {"boot_hang_times_out",
+     "boot-hang.scn",
+     1,
+     1,
+     {"^not ok 1 - boot-hang\\[default\\] # line 3: timeout after 2s "
+      "waiting for the prompt"},
+     {0},
+     10},
+    {"panic_fails",
+     "panic.scn",
+     1,
+     1,
+     {"^not ok 1 - panic\\[default\\] # kernel panic: oops in rmmod$",
+      "^#   backtrace: \\[<c0101234>\\] fake_panic\\+0x14$"},
+     {0},
+     0},
+    {"expected_panic_passes",
+     "panic-expected.scn",
+     1,
+     0,
+     {"^ok 1 - panic-expected\\[default\\]$"},
+     {0},
+     0},
+    {"reset_is_not_success",
+     "reset.scn",
+     1,
+     1,
+     {"^not ok 1 - reset\\[default\\] # line 4: expected QEMU to exit "
+      "with status 33 .*got status 0 \\(reset or triple fault\\)$"},
+     {0},
+     0},
+    {"reset_while_waiting",
+     "reset-expect.scn",
+     1,
+     1,
+     {"# line 4: QEMU exited, status 0 \\(reset or triple fault\\), "
+      "while waiting for the prompt$"},
+     {0},
+     0},
+    {"missing_result_crashed",
+     "crashed.scn",
+     1,
+     1,
+     {"^ok 1 - crashed\\[default\\] crash\\.first$",
+      "^not ok 3 - crashed\\[default\\] crash\\.#3 # crashed: no result "
+      "line \\(prompt returned\\)$",
+      "^not ok 4 - crashed\\[default\\] # line 5: ktap: output ended "
+      "early"},
+     {0},
+     0},
+    {"failing_case_reported",
+     "ktap-fail.scn",
+     1,
+     1,
+     {"^not ok 2 - ktap-fail\\[default\\] fails\\.broken # broken: "
+      "kernel/ktest/fails\\.c:42: expected 3 == 4$",
+      "^ok 3 - ktap-fail\\[default\\]$", "^2 passed, 1 failed$"},
+     {0},
+     0},
+    {"ktap_silence_times_out",
+     "ktap-hang.scn",
+     1,
+     1,
+     {"hang\\.#1 # crashed: no result line \\(timeout\\)$"},
+     {0},
+     10},
+    {"ktap_panic_crashes",
+     "ktap-panic.scn",
+     1,
+     1,
+     {"^ok 1 - ktap-panic\\[default\\] panic\\.before$",
+      "panic\\.#2 # crashed: no result line \\(kernel panic\\)$",
+      "# kernel panic: ktest panic: NULL pointer"},
+     {0},
+     0},
+    {"ktap_suite_required",
+     "ktap-missing-suite.scn",
+     1,
+     1,
+     {"# line 4: ktap: suite 'nosuch' not in the KTAP output$"},
+     {0},
+     0},
+    {"boot_ktap",
+     "boot-ktap.scn",
+     1,
+     0,
+     {"^ok 4 - boot-ktap\\[default\\] list\\.list_add$",
+      "^ok 5 - boot-ktap\\[default\\]$"},
+     {0},
+     0},
+    {"syntax_error_is_a_failure",
+     "syntax.scn pass.scn",
+     1,
+     1,
+     {"^not ok 1 - syntax # " DIR "syntax\\.scn:3: unknown directive "
+      "'expcet'",
+      "^ok [0-9]+ - pass\\[default\\]$"},
+     {0},
+     0},
+    {"reject_fails",
+     "reject.scn",
+     1,
+     1,
+     {"# reject /ENOENT/ matched: bogus: ENOENT"},
+     {0},
+     0},
+    {"run_limit",
+     "limit.scn",
+     1,
+     1,
+     {"# line 5: run limit of 2s reached"},
+     {0},
+     10},
+    {"exit_codes",
+     "exit-code.scn exit-wrong.scn",
+     1,
+     1,
+     {"^ok 1 - exit-code\\[default\\]$",
+      "^not ok 2 - exit-wrong\\[default\\] # line 4: expected QEMU to "
+      "exit with status 35 \\(test failure\\), got status 33"},
+     {0},
+     0},
+    {"iso_rejects_cmdline",
+     "iso-cmdline.scn",
+     1,
+     1,
+     {"^not ok 1 - iso-cmdline\\[iso\\] # profile iso boots the ISO"},
+     {0},
+     0},
+    {"profiles_and_vars",
+     "vars.scn hostfwd.scn",
+     1,
+     0,
+     {"^ok [0-9] - vars\\[smp4\\]$", "^ok [0-9] - vars\\[nonet\\]$",
+      "^ok [0-9] - hostfwd\\[default\\]$"},
+     {0},
+     0},
+    {"host_commands",
+     "host.scn host-crash.scn",
+     1,
+     1,
+     {"^ok 1 - host\\[default\\] first$",
+      "^ok 2 - host\\[default\\] second # SKIP not today$",
+      "^not ok 3 - host\\[default\\] # line 4: host: 'false' exited with "
+      "status 1$",
+      "^not ok [0-9] - host-crash\\[default\\] #3 # crashed: no result",
+      "exited with status 3$"},
+     {0},
+     0},
+    /* Three 2-second runs: serial would take 6s. */
+    {"runs_in_parallel",
+     "parallel.scn",
+     3,
+     0,
+     {"^3 passed, 0 failed$"},
+     {0},
+     5},
+};
+
+/* Run the harness; its stdout in *out; returns the wait status. */
+static int
+run_harness(const struct e2e *c, char **out, int *elapsed_ms)
+{
+	struct argv a;
+	struct strbuf sb;
+	char buf[4096], *files = xstrdup(c->files);
+	int p[2], wstatus = 0;
+	int64_t t0 = now_ms();
+	ssize_t n;
+	pid_t pid;
+
+	argv_init(&a);
+	argv_add(&a, HARNESS);
+	argv_add(&a, "test");
+	argv_addf(&a, "-j%d", c->jobs);
+	argv_add(&a, "--qemu=" FAKE);
+	argv_add(&a, "--kernel=" FAKE);
+	argv_add(&a, "--iso=" FAKE);
+	argv_add(&a, "--logs=" LOGS);
+	for (char *f = strtok(files, " "); f; f = strtok(NULL, " "))
+		argv_addf(&a, DIR "%s", f);
+	free(files);
+	if (pipe(p) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execv(a.v[0], a.v);
+		perror(HARNESS);
+		_exit(127);
+	}
+	close(p[1]);
+	sb_init(&sb);
+	while ((n = read(p[0], buf, sizeof(buf))) > 0)
+		sb_add(&sb, buf, (size_t)n);
+	close(p[0]);
+	waitpid(pid, &wstatus, 0);
+	*elapsed_ms = (int)(now_ms() - t0);
+	*out = sb.buf;
+	argv_free(&a);
+	return wstatus;
+}
+
+static bool
+matches(const char *text, const char *re_src)
+{
+	regex_t re;
+	bool hit;
+
+	if (regcomp(&re, re_src, REG_EXTENDED | REG_NEWLINE | REG_NOSUB) != 0)
+		return false;
+	hit = regexec(&re, text, 0, NULL, 0) == 0;
+	regfree(&re);
+	return hit;
+}
+
+/* Returns NULL on success, else what went wrong (static). */
+static const char *
+check(const struct e2e *c)
+{
+	static char why[512];
+	char *out;
+	int ms, ws = run_harness(c, &out, &ms);
+
+	why[0] = '\0';
+	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != c->status)
+		snprintf(why, sizeof(why), "harness exit status %d, want %d",
+		         WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, c->status);
+	for (int i = 0; i < MAXRE && c->want[i] && !why[0]; i++)
+		if (!matches(out, c->want[i]))
+			snprintf(why, sizeof(why), "missing /%s/", c->want[i]);
+	for (int i = 0; i < MAXRE && c->refuse[i] && !why[0]; i++)
+		if (matches(out, c->refuse[i]))
+			snprintf(why, sizeof(why), "unexpected /%s/",
+			         c->refuse[i]);
+	if (!why[0] && c->max_seconds && ms > c->max_seconds * 1000)
+		snprintf(why, sizeof(why), "took %dms, limit %ds", ms,
+		         c->max_seconds);
+	if (why[0])
+		fprintf(stderr, "---- %s: harness output ----\n%s----\n",
+		        c->name, out);
+	free(out);
+	return why[0] ? why : NULL;
+}
+
+/* Dead or a zombie nobody reaped yet: either way, no longer running. */
+static bool
+gone(pid_t pid)
+{
+	char path[64], *stat, *rp;
+	bool zombie;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	stat = read_file(path);
+	if (stat == NULL)
+		return true;
+	rp = strrchr(stat, ')');
+	zombie = rp != NULL && rp[1] == ' ' && rp[2] == 'Z';
+	free(stat);
+	return zombie;
+}
+
+/*
+ * SIGINT to the harness while a run waits: the harness must exit soon,
+ * and the QEMU it started must not survive it.
+ */
+static const char *
+check_interrupt(void)
+{
+	static char why[256];
+	const char *pidfile = LOGS "/interrupt.pid";
+	char *pidtext = NULL;
+	int wstatus = 0;
+	pid_t h, fake = 0;
+	int64_t until;
+
+	unlink(pidfile);
+	h = fork();
+	if (h == 0) {
+		int null = open("/dev/null", 1);
+
+		setenv("FAKE_QEMU_PIDFILE", pidfile, 1);
+		dup2(null, 1);
+		execl(HARNESS, HARNESS, "test", "--qemu=" FAKE,
+		      "--kernel=" FAKE, "--logs=" LOGS, DIR "interrupt.scn",
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (until = now_ms() + 5000; now_ms() < until; usleep(50000)) {
+		free(pidtext);
+		pidtext = read_file(pidfile);
+		if (pidtext != NULL && (fake = atoi(pidtext)) > 0)
+			break;
+	}
+	free(pidtext);
+	if (fake <= 0) {
+		kill(h, SIGKILL);
+		waitpid(h, NULL, 0);
+		return "fake QEMU never started";
+	}
+	usleep(300000);
+	kill(h, SIGINT);
+	for (until = now_ms() + 5000; now_ms() < until; usleep(20000))
+		if (waitpid(h, &wstatus, WNOHANG) == h)
+			break;
+	if (now_ms() >= until) {
+		kill(h, SIGKILL);
+		waitpid(h, NULL, 0);
+		kill(fake, SIGKILL);
+		return "harness still running 5s after SIGINT";
+	}
+	for (until = now_ms() + 2000; now_ms() < until && !gone(fake);)
+		usleep(20000);
+	if (!gone(fake)) {
+		kill(fake, SIGKILL);
+		return "fake QEMU survived the interrupted harness";
+	}
+	if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 130) {
+		snprintf(why, sizeof(why), "harness exit status %d, want 130",
+		         WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+		return why;
+	}
+	return NULL;
+}
+
+int
+main(void)
+{
+	int n = (int)(sizeof(cases) / sizeof(cases[0])), bad = 0;
+	const char *why;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("KTAP version 1\n1..1\n    KTAP version 1\n"
+	       "    # Subtest: e2e\n    1..%d\n",
+	       n + 1);
+	for (int i = 0; i < n; i++) {
+		why = check(&cases[i]);
+		bad += why != NULL;
+		printf("    %s %d %s\n", why ? "not ok" : "ok", i + 1,
+		       cases[i].name);
+		if (why)
+			printf("    # %s: %s\n", cases[i].name, why);
+	}
+	why = check_interrupt();
+	bad += why != NULL;
+	printf("    %s %d interrupt_kills_qemu\n", why ? "not ok" : "ok",
+	       n + 1);
+	if (why)
+		printf("    # interrupt_kills_qemu: %s\n", why);
+	printf("%s 1 e2e\n", bad ? "not ok" : "ok");
+	return bad ? 1 : 0;
+}
