@@ -95,6 +95,10 @@ compact(struct console *c)
 	sb_consume(&c->text, drop);
 	c->pos -= drop;
 	c->scanned -= drop;
+	if (c->search_re != NULL) {
+		c->search_pos -= drop;
+		c->search_at -= drop;
+	}
 }
 
 static void
@@ -148,6 +152,8 @@ console_match(struct console *c, const regex_t *re)
 {
 	size_t at = c->pos;
 
+	if (c->search_re == re && c->search_pos == c->pos)
+		at = c->search_at;
 	while (at < c->text.len) {
 		char *start = c->text.buf + at;
 		char *nl = memchr(start, '\n', c->text.len - at);
@@ -164,11 +170,15 @@ console_match(struct console *c, const regex_t *re)
 			 */
 			if (nl != NULL && (size_t)m.rm_eo == len)
 				c->pos++;
+			c->search_re = NULL;
 			return true;
 		}
 		if (nl == NULL)
 			break;
 		at += len + 1;
+		c->search_re = re;
+		c->search_pos = c->pos;
+		c->search_at = at;
 	}
 	return false;
 }

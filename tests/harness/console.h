@@ -40,6 +40,14 @@ struct console {
 	} reject[CONSOLE_MAX_REJECT];
 	int nreject;
 	char *rejected; /* why, once a reject pattern matched */
+
+	/*
+	 * Where the last failed console_match() for this regex and cursor
+	 * stopped: complete lines before it need no second look, which keeps
+	 * a long wait on a chatty guest linear instead of quadratic.
+	 */
+	const regex_t *search_re;
+	size_t search_pos, search_at;
 };
 
 void console_init(struct console *c, int in_fd, int out_fd, FILE *log);

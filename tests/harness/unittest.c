@@ -693,6 +693,36 @@ console_panic_and_reject(void)
 	console_free(&c);
 }
 
+/* A long wait resumes where it left off, and still finds the match. */
+static void
+console_resumed_search(void)
+{
+	struct console c;
+	regex_t target, noise;
+	int p[2];
+
+	CHECK(pipe(p) == 0);
+	console_init(&c, -1, p[0], NULL);
+	regcomp(&target, "^target [0-9]+$", REG_EXTENDED);
+	regcomp(&noise, "^noise 7$", REG_EXTENDED);
+	for (int i = 0; i < 200; i++) {
+		console_feed(&c, p[1], "noise 7\r\nnoise 8\r\ntarg");
+		CHECK(!console_match(&c, &target));
+		console_feed(&c, p[1], "\r\n");
+	}
+	console_feed(&c, p[1], "target 42\r\n");
+	CHECK(console_match(&c, &target));
+	/* A different regex starts again at the cursor. */
+	console_feed(&c, p[1], "noise 7\r\n");
+	CHECK(console_match(&c, &noise));
+	CHECK(!console_match(&c, &noise));
+	close(p[1]);
+	close(p[0]);
+	regfree(&target);
+	regfree(&noise);
+	console_free(&c);
+}
+
 /* ---- report ----------------------------------------------------------------
  */
 
@@ -754,7 +784,8 @@ static const struct tcase ktap_cases[] = {T(ktap_example),
                                           T(ktap_flat),
                                           T(ktap_needs_header)};
 static const struct tcase console_cases[] = {T(console_matching),
-                                             T(console_panic_and_reject)};
+                                             T(console_panic_and_reject),
+                                             T(console_resumed_search)};
 static const struct tcase report_cases[] = {T(report_roundtrip)};
 
 static const struct {
