@@ -304,7 +304,7 @@ replay_dir(struct kt *t, const char *dir, int *count)
 		return;
 	}
 	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
+		if (de->d_name[0] == '.' || strcmp(de->d_name, "README") == 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		b = blob_read(t, path);
