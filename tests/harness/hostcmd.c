@@ -149,7 +149,7 @@ run_host(struct run *R, const struct directive *d)
 {
 	struct host h = {.R = R, .d = d};
 	int out[2], err[2], fds[2], wstatus = 0;
-	int64_t until = now_ms() + d->timeout_ms;
+	int64_t until = now_ms() + run_ms(R, d->timeout_ms);
 	char msg[256], *cmd;
 	const char *why = NULL;
 	pid_t pid;
@@ -199,7 +199,7 @@ run_host(struct run *R, const struct directive *d)
 		finish_ktap(&h, cmd, why);
 	if (pid > 0 && why != NULL && R->fail == NULL)
 		run_fail(R, "line %d: host: '%s' timed out after %ds", d->line,
-		         cmd, d->timeout_ms / 1000);
+		         cmd, run_ms(R, d->timeout_ms) / 1000);
 	else if (pid > 0 && R->fail == NULL && WIFSIGNALED(wstatus))
 		run_fail(R, "line %d: host: '%s' was killed by signal %d",
 		         d->line, cmd, WTERMSIG(wstatus));

@@ -49,7 +49,8 @@ usage(void)
 	fputs("usage: modref-harness test [-j N] [--qemu PATH] [--kernel ELF] "
 	      "[--iso ISO]\n"
 	      "                           [--logs DIR] [--profiles DIR] "
-	      "SCENARIO|DIR...\n"
+	      "[--timeout-scale F]\n"
+	      "                           SCENARIO|DIR...\n"
 	      "       modref-harness run [--profile NAME|FILE] [--smp N] "
 	      "[--mem M]\n"
 	      "                          [--nic e1000|virtio|both|none] "
@@ -310,8 +311,11 @@ summary(struct tally *t)
 static int
 cmd_test(int argc, char **argv)
 {
-	struct run_opts o = {default_qemu(), DEFAULT_KERNEL, DEFAULT_ISO,
-	                     "qemu", "build/test-logs"};
+	struct run_opts o = {.qemu = default_qemu(),
+	                     .kernel = DEFAULT_KERNEL,
+	                     .iso = DEFAULT_ISO,
+	                     .profile_dir = "qemu",
+	                     .log_dir = "build/test-logs"};
 	static const struct option longopts[] = {
 	    {"qemu", required_argument, NULL, 'q'},
 	    {"kernel", required_argument, NULL, 'k'},
@@ -319,6 +323,7 @@ cmd_test(int argc, char **argv)
 	    {"logs", required_argument, NULL, 'l'},
 	    {"profiles", required_argument, NULL, 'p'},
 	    {"jobs", required_argument, NULL, 'j'},
+	    {"timeout-scale", required_argument, NULL, 't'},
 	    {NULL, 0, NULL, 0}};
 	struct tally t = {0};
 	struct job *jobs = NULL, **running;
@@ -342,6 +347,11 @@ cmd_test(int argc, char **argv)
 		case 'p':
 			o.profile_dir = optarg;
 			break;
+		case 't':
+			o.timeout_scale = atof(optarg);
+			if (o.timeout_scale <= 0)
+				usage();
+			break;
 		case 'j':
 			jmax = atoi(optarg);
 			if (jmax < 1)
@@ -353,6 +363,8 @@ cmd_test(int argc, char **argv)
 	}
 	if (optind >= argc)
 		usage();
+	if (o.timeout_scale == 0 && getenv("MODREF_TIMEOUT_SCALE") != NULL)
+		o.timeout_scale = atof(getenv("MODREF_TIMEOUT_SCALE"));
 	sb_init(&t.failures);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n");

@@ -37,6 +37,15 @@ run_fail(struct run *R, const char *fmt, ...)
 		free(msg);
 }
 
+int
+run_ms(const struct run *R, int ms)
+{
+	double scaled =
+	    ms * (R->o->timeout_scale > 0 ? R->o->timeout_scale : 1.0);
+
+	return scaled > 1e9 ? 1000000000 : (int)scaled;
+}
+
 const char *
 run_var(const char *name, void *ctx)
 {
@@ -161,7 +170,7 @@ static int
 wait_for(struct run *R, const struct directive *d, enum wait_kind kind,
          const regex_t *re, const char *what)
 {
-	int64_t until = now_ms() + d->timeout_ms;
+	int64_t until = now_ms() + run_ms(R, d->timeout_ms);
 
 	for (;;) {
 		int64_t now = now_ms(),
@@ -191,12 +200,15 @@ wait_for(struct run *R, const struct directive *d, enum wait_kind kind,
 				run_fail(R,
 				         "line %d: run limit of %ds reached "
 				         "while waiting for %s",
-				         d->line, R->s->limit_ms / 1000, what);
+				         d->line,
+				         run_ms(R, R->s->limit_ms) / 1000,
+				         what);
 			else
 				run_fail(R,
 				         "line %d: timeout after %ds waiting "
 				         "for %s; last output %s",
-				         d->line, d->timeout_ms / 1000, what,
+				         d->line,
+				         run_ms(R, d->timeout_ms) / 1000, what,
 				         last);
 			free(last);
 			return -1;
@@ -268,7 +280,7 @@ static int
 do_ktap(struct run *R, const struct directive *d)
 {
 	struct ktap k;
-	int64_t idle_until = now_ms() + d->timeout_ms;
+	int64_t idle_until = now_ms() + run_ms(R, d->timeout_ms);
 	const char *why = NULL;
 	char *line;
 
@@ -281,7 +293,7 @@ do_ktap(struct run *R, const struct directive *d)
 		if ((line = console_line(&R->con)) != NULL) {
 			ktap_feed(&k, line);
 			free(line);
-			idle_until = now_ms() + d->timeout_ms;
+			idle_until = now_ms() + run_ms(R, d->timeout_ms);
 			continue;
 		}
 		if (R->fail != NULL) {
@@ -528,7 +540,7 @@ run_scenario(const struct script *s, const char *profile,
 	signal(SIGPIPE, SIG_IGN);
 	R.name = xasprintf("%s[%s]", s->name, profile);
 	R.log_path = xasprintf("%s/%s-%s.log", o->log_dir, s->name, profile);
-	R.deadline = now_ms() + s->limit_ms;
+	R.deadline = now_ms() + run_ms(&R, s->limit_ms);
 	console_init(&R.con, -1, -1, NULL);
 	if (profile_load(&prof, o->profile_dir, profile, err, sizeof(err)) <
 	    0) {

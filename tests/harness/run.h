@@ -23,6 +23,7 @@ struct run_opts {
 	const char *iso;
 	const char *profile_dir;
 	const char *log_dir;
+	double timeout_scale; /* multiplies every timeout and limit */
 };
 
 /* State of a run in progress; shared by run.c and hostcmd.c. */
@@ -56,6 +57,9 @@ void run_fail(struct run *R, const char *fmt, ...)
  * panics and rejects.  Returns -1 once the run has failed.
  */
 int run_pump(struct run *R, int ms);
+
+/* A script's time in ms, scaled for slow machines (--timeout-scale). */
+int run_ms(const struct run *R, int ms);
 
 /* ${NAME} lookup for send and host lines. */
 const char *run_var(const char *name, void *ctx);
