@@ -13,13 +13,13 @@ ps_line(struct thread *t, void *arg)
 	(void)arg;
 	kprintf("%4d %3d %-2s %10u %8u  %s\n", t->tid, t->cpu,
 		thread_state_name(t->state), (unsigned)t->nr_switches,
-		(unsigned)t->runtime_ticks, t->name);
+		(unsigned)t->runtime_ms, t->name);
 }
 
 static int
 cmd_ps(int argc, char **argv)
 {
-	kprintf(" TID CPU ST   SWITCHES TICKS(ms) NAME\n");
+	kprintf(" TID CPU ST   SWITCHES   CPU(ms) NAME\n");
 	for_each_thread(ps_line, NULL);
 	return 0;
 }

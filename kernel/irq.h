@@ -45,6 +45,8 @@ const struct irq_chip *irq_get_chip(void);
 uint64_t irq_count(int irq);
 const char *irq_name(int irq);
 void vector_register(int vec, vector_handler_fn fn);
+/* Deliver a device line to another CPU: 0, -ENOSYS (8259), -ENODEV. */
+int irq_set_affinity(int irq, int cpu);
 
 void trap_init(void);	  /* build the IDT (once) */
 void trap_load_idt(void); /* load it on this CPU */

@@ -18,6 +18,7 @@
 #include <kernel/shell.h>
 #include <kernel/ktest.h>
 #include <kernel/smp.h>
+#include <kernel/rcu.h>
 #include <kernel/x86.h>
 
 extern char _kernel_end[];
@@ -77,6 +78,7 @@ kmain(uint32_t magic, uint32_t mbi_phys)
 		boot_info.nmods);
 	smp_init();
 	workqueue_init();
+	rcu_init();
 	if (thread_create("init", init_thread, NULL, 0) == NULL)
 		panic("cannot start the init thread");
 	idle_loop();

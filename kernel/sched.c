@@ -308,16 +308,18 @@ set_current_state(int state, bool interruptible)
 }
 
 void
-sched_tick(void)
+sched_tick(unsigned ms)
 {
 	struct cpu *c = this_cpu();
 	struct thread *t = c->curr;
 
-	t->runtime_ticks++;
+	t->runtime_ms += ms;
+	t->slice_ms += ms;
 	if (t == c->idle) {
 		if (!list_empty(&c->rq.queue))
 			c->need_resched = 1;
-	} else if (t->runtime_ticks % TIMESLICE_MS == 0) {
+	} else if (t->slice_ms >= TIMESLICE_MS) {
+		t->slice_ms = 0;
 		c->need_resched = 1;
 	}
 }

@@ -32,7 +32,8 @@ struct thread {
 	void *arg;
 	uint64_t nr_switches;
 	uint64_t created_ms;
-	uint64_t runtime_ticks;
+	uint64_t runtime_ms;
+	unsigned slice_ms;
 };
 
 #define STACK_MAGIC 0x57ac4bad
@@ -51,7 +52,8 @@ void wake_up_thread(struct thread *t);
 void thread_signal(struct thread *t);
 void clear_signal(void);
 void set_current_state(int state, bool interruptible);
-void sched_tick(void);
+/* Called from each CPU's tick with the milliseconds it stands for. */
+void sched_tick(unsigned ms);
 __attribute__((noreturn)) void idle_loop(void);
 const char *thread_name(const struct thread *t);
 const char *thread_state_name(int state);

@@ -2,10 +2,30 @@
  * Multiprocessor support: bringing up application processors, IPIs, and
  * the primitives built on them.  With one CPU every call here is correct
  * and cheap.
+ *
+ * Rules: calls that wait for another CPU (smp_call_on_cpu with wait,
+ * smp_call_all, stop_machine, and so unmap_page's TLB shootdown) must be
+ * made with interrupts enabled and no spinlock held: two CPUs waiting for
+ * each other with interrupts off would never answer.  This is checked.
  */
 #ifndef KERNEL_SMP_H
 #define KERNEL_SMP_H
 
+#include <stdbool.h>
+
 void smp_init(void);
+int nr_online_cpus(void);
+
+/* Run fn(arg) on cpu in interrupt context (interrupts off).  With wait,
+ * return after it ran.  -ENODEV if that CPU is not online. */
+int smp_call_on_cpu(int cpu, void (*fn)(void *), void *arg, bool wait);
+/* Run fn(arg) on every other online CPU and wait for all of them. */
+void smp_call_all(void (*fn)(void *), void *arg);
+
+/* Run fn(arg) on the calling CPU while every other online CPU spins with
+ * interrupts off: nothing else in the system runs meanwhile.  Sleeps to
+ * serialise callers; returns fn's result. */
+int stop_machine(int (*fn)(void *), void *arg);
+extern volatile int stop_machine_active;
 
 #endif

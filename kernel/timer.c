@@ -16,6 +16,8 @@ static DEFINE_SPINLOCK(timer_lock);
 static LIST_HEAD(timer_list);
 static struct timer *volatile running_timer;
 uint64_t tsc_per_ms;
+/* Until local APIC timers tick each CPU, the PIT drives the scheduler. */
+int pit_drives_sched = 1;
 
 uint64_t
 now_ms(void)
@@ -118,7 +120,8 @@ pit_irq(void *arg)
 {
 	(void)arg;
 	timer_tick();
-	sched_tick();
+	if (pit_drives_sched)
+		sched_tick(1);
 }
 
 void

@@ -13,6 +13,7 @@
 #include <kernel/spinlock.h>
 #include <kernel/string.h>
 #include <kernel/trap.h>
+#include <kernel/errno.h>
 
 struct idt_entry {
 	uint16_t off_lo;
@@ -147,6 +148,17 @@ irq_name(int irq)
 		if (irq_actions[irq][i].fn != NULL)
 			return irq_actions[irq][i].name;
 	return NULL;
+}
+
+int
+irq_set_affinity(int irq, int cpu)
+{
+	if (chip->set_affinity == NULL)
+		return -ENOSYS;
+	if (cpu < 0 || cpu >= MAX_CPUS || cpus[cpu].state != CPU_ONLINE)
+		return -ENODEV;
+	chip->set_affinity(irq, cpu);
+	return 0;
 }
 
 void

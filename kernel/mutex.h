@@ -1,0 +1,29 @@
+/*
+ * Sleeping locks for thread context: the holder may sleep, waiters sleep
+ * instead of spinning.  Not for interrupt handlers.  Unlocking a mutex
+ * one does not hold panics.
+ */
+#ifndef KERNEL_MUTEX_H
+#define KERNEL_MUTEX_H
+
+#include <stdbool.h>
+#include <kernel/waitq.h>
+
+struct mutex {
+	struct waitq wq;
+	struct thread *volatile owner;
+	const char *name;
+};
+
+#define MUTEX_INIT(n) {WAITQ_INIT(n.wq), NULL, #n}
+#define DEFINE_MUTEX(n) struct mutex n = MUTEX_INIT(n)
+
+void mutex_init(struct mutex *m, const char *name);
+void mutex_lock(struct mutex *m);
+/* 0, or -EINTR if Ctrl-C arrived while waiting. */
+int mutex_lock_interruptible(struct mutex *m);
+bool mutex_trylock(struct mutex *m);
+void mutex_unlock(struct mutex *m);
+bool mutex_held(const struct mutex *m);
+
+#endif

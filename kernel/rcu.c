@@ -1,0 +1,115 @@
+/*
+ * Grace periods by counting quiescent states per CPU (see rcu.h).  Each
+ * CPU bumps its qs_seq at every context switch, every idle-loop pass and
+ * every tick that interrupted non-reader code; a grace period is over when
+ * every other CPU's counter has moved since it began, or the CPU is
+ * sitting in its idle thread (which never reads).
+ */
+#include <kernel/rcu.h>
+#include <kernel/sched.h>
+#include <kernel/waitq.h>
+#include <kernel/spinlock.h>
+#include <kernel/panic.h>
+#include <kernel/bootparam.h>
+#include <kernel/x86.h>
+
+int rcu_skip_grace;
+BOOTPARAM_BOOL(rcu_skip_grace, rcu_skip_grace,
+	       "DEBUG: make grace periods return at once (unsafe)", 1);
+
+static DEFINE_SPINLOCK(rcu_lock);
+static LIST_HEAD(rcu_pending);
+static DEFINE_WAITQ(rcu_wq);
+static DEFINE_WAITQ(rcu_done_wq);
+static volatile uint64_t rcu_queued, rcu_completed;
+
+void
+synchronize_rcu(void)
+{
+	uint64_t seen[MAX_CPUS];
+	int me = cpu_id();
+
+	if (this_cpu()->preempt_off != 0)
+		panic("synchronize_rcu() inside a read-side section");
+	if (rcu_skip_grace)
+		return;
+	for (int i = 0; i < MAX_CPUS; i++)
+		seen[i] = READ_ONCE(cpus[i].qs_seq);
+	for (int i = 0; i < MAX_CPUS; i++) {
+		struct cpu *c = &cpus[i];
+		if (i == me || c->state != CPU_ONLINE)
+			continue;
+		while (READ_ONCE(c->qs_seq) == seen[i] &&
+		       READ_ONCE(c->curr) != c->idle)
+			msleep(1);
+	}
+}
+
+void
+call_rcu(struct rcu_head *h, void (*fn)(struct rcu_head *h))
+{
+	uint32_t f = spin_lock_irqsave(&rcu_lock);
+
+	h->fn = fn;
+	list_add_tail(&h->link, &rcu_pending);
+	rcu_queued++;
+	spin_unlock_irqrestore(&rcu_lock, f);
+	wake_up(&rcu_wq);
+}
+
+void
+rcu_barrier(void)
+{
+	uint64_t target;
+	uint32_t f = spin_lock_irqsave(&rcu_lock);
+
+	target = rcu_queued;
+	spin_unlock_irqrestore(&rcu_lock, f);
+	wait_event(rcu_done_wq, READ_ONCE(rcu_completed) >= target);
+}
+
+static bool
+rcu_work_pending(void)
+{
+	return !list_empty(&rcu_pending);
+}
+
+static void
+rcu_thread(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct list_head batch;
+		uint64_t n = 0;
+		uint32_t f;
+
+		wait_event(rcu_wq, rcu_work_pending());
+		INIT_LIST_HEAD(&batch);
+		f = spin_lock_irqsave(&rcu_lock);
+		while (!list_empty(&rcu_pending)) {
+			struct list_head *e = rcu_pending.next;
+			list_del_init(e);
+			list_add_tail(e, &batch);
+			n++;
+		}
+		spin_unlock_irqrestore(&rcu_lock, f);
+		synchronize_rcu();
+		while (!list_empty(&batch)) {
+			struct rcu_head *h =
+				list_first_entry(&batch, struct rcu_head, link);
+			list_del_init(&h->link);
+			h->fn(h);
+		}
+		f = spin_lock_irqsave(&rcu_lock);
+		rcu_completed += n;
+		spin_unlock_irqrestore(&rcu_lock, f);
+		wake_up(&rcu_done_wq);
+	}
+}
+
+void
+rcu_init(void)
+{
+	if (thread_create("rcu", rcu_thread, NULL, 0) == NULL)
+		panic("cannot start the rcu thread");
+}

@@ -1,0 +1,42 @@
+/*
+ * Grace periods (RCU-like).  A reader brackets its lockless access with
+ * rcu_read_lock/unlock (which only disable preemption: a reader never
+ * sleeps).  synchronize_rcu() returns once every CPU has passed a
+ * quiescent state - a context switch, the idle loop, or a timer tick that
+ * interrupted code outside any reader - so every reader that could have
+ * seen the old pointer is done.  call_rcu() defers a function until after
+ * a grace period; rcu_barrier() waits for every deferred function queued
+ * so far (a module calls it before its memory goes away).
+ */
+#ifndef KERNEL_RCU_H
+#define KERNEL_RCU_H
+
+#include <kernel/cpu.h>
+#include <kernel/list.h>
+
+struct rcu_head {
+	struct list_head link;
+	void (*fn)(struct rcu_head *h);
+};
+
+static inline void
+rcu_read_lock(void)
+{
+	preempt_disable();
+}
+
+static inline void
+rcu_read_unlock(void)
+{
+	preempt_enable();
+}
+
+void synchronize_rcu(void);
+void call_rcu(struct rcu_head *h, void (*fn)(struct rcu_head *h));
+void rcu_barrier(void);
+void rcu_init(void);
+/* Debug switch for tests: when set, synchronize_rcu() returns at once
+ * (so tests can show what goes wrong without the wait). */
+extern int rcu_skip_grace;
+
+#endif
