@@ -28,6 +28,7 @@
  *    final address given to elf_mod_resolve(); they may differ (the kernel
  *    fills the image through a temporary mapping).
  *  - Phases run in order; calling one out of order fails with -EINVAL.
+ *    After a failed phase, start again from elf_mod_check().
  */
 #ifndef MODLOADER_ELF_MOD_H
 #define MODLOADER_ELF_MOD_H
