@@ -275,12 +275,13 @@ wait_jobs(struct tally *t, struct job **running, int *nrun)
 		}
 	}
 	free(p);
-	for (int i = 0, k = 0, n = *nrun; i < n; i++) {
-		if (i == 0)
-			*nrun = 0;
+	/* Close the gaps left by finished jobs. */
+	int k = 0;
+
+	for (int i = 0; i < *nrun; i++)
 		if (running[i] != NULL)
-			running[k++] = running[i], (*nrun)++;
-	}
+			running[k++] = running[i];
+	*nrun = k;
 }
 
 static void

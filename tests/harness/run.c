@@ -449,6 +449,16 @@ start_qemu(struct run *R)
 		run_fail(R, "%s", err);
 		return -1;
 	}
+	/*
+	 * No ISO is a skip, not a failure: `make all` does not build it, and
+	 * `make test` does (and stops if it cannot).
+	 */
+	if (R->prof->boot == BOOT_ISO && access(R->o->iso, R_OK) < 0 &&
+	    errno == ENOENT) {
+		R->skip = xasprintf("%s not built (make iso)", R->o->iso);
+		argv_free(&a);
+		return -1;
+	}
 	/* After the argv checks: "the ISO cannot take cmdline" says more. */
 	rc = check_file(R, "kernel image",
 	                R->prof->boot == BOOT_ISO ? R->o->iso : R->o->kernel);
@@ -509,8 +519,11 @@ finish(struct run *R)
 	if (R->con.out_fd >= 0)
 		close(R->con.out_fd);
 	R->con.in_fd = R->con.out_fd = -1;
-	report_add(R->r, R->fail ? PT_FAIL : PT_PASS, R->name,
-	           R->fail ? R->fail : "");
+	if (R->fail == NULL && R->skip != NULL)
+		report_add(R->r, PT_SKIP, R->name, R->skip);
+	else
+		report_add(R->r, R->fail ? PT_FAIL : PT_PASS, R->name,
+		           R->fail ? R->fail : "");
 	if (R->fail == NULL)
 		return;
 	if (R->con.panic) {
@@ -565,6 +578,7 @@ out:
 	if (R.log != NULL)
 		fclose(R.log);
 	free(R.fail);
+	free(R.skip);
 	free(R.name);
 	free(R.log_path);
 }

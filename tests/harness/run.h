@@ -42,6 +42,7 @@ struct run {
 	int64_t deadline; /* end of the whole-run limit */
 	char ports[SCRIPT_MAX_FWD][16];
 	char *fail; /* the first failure, NULL while all is well */
+	char *skip; /* why the run could not happen, if not a failure */
 	int line;   /* directive being executed, for messages */
 };
 
