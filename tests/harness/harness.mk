@@ -6,6 +6,7 @@ HARNESS_DIR := tests/harness
 HARNESS_OBJDIR := $(HOSTBIN)/obj/harness
 HARNESS_LIB := util profile script ktap console netdev qemu report run hostcmd
 HARNESS_LIBOBJS := $(HARNESS_LIB:%=$(HARNESS_OBJDIR)/%.o)
+HARNESS_UTOBJS := $(patsubst %,$(HARNESS_OBJDIR)/%.o,unittest ut_script ut_ktap ut_io)
 
 $(HARNESS_OBJDIR)/%.o: $(HARNESS_DIR)/%.c
 	@mkdir -p $(dir $@)
@@ -14,7 +15,7 @@ $(HARNESS_OBJDIR)/%.o: $(HARNESS_DIR)/%.c
 $(HOSTBIN)/modref-harness: $(HARNESS_LIBOBJS) $(HARNESS_OBJDIR)/main.o
 	$(HOSTCC) -o $@ $^
 
-$(HOSTBIN)/harness-unittest: $(HARNESS_LIBOBJS) $(HARNESS_OBJDIR)/unittest.o
+$(HOSTBIN)/harness-unittest: $(HARNESS_LIBOBJS) $(HARNESS_UTOBJS)
 	$(HOSTCC) -o $@ $^
 
 $(HOSTBIN)/fake-qemu: $(HARNESS_OBJDIR)/fake-qemu.o
