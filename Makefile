@@ -101,6 +101,10 @@ $(HOSTBIN)/mkksyms: scripts/mkksyms.c
 
 host: $(HOSTBIN)/mkksyms
 
+DEPS_PKGS := qemu-system-x86 grub-pc-bin grub-common xorriso mtools \
+	gcc-i686-linux-gnu binutils-i686-linux-gnu gcc make gdb clang
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
 # Subsystem fragments add host programs (harness, unit tests, fuzzers) to
 # `host` and register what `make test` runs.
 -include tests/harness/harness.mk
@@ -141,10 +145,6 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 # ---- dependencies --------------------------------------------------------------
-DEPS_PKGS := qemu-system-x86 grub-pc-bin grub-common xorriso mtools \
-	gcc-i686-linux-gnu binutils-i686-linux-gnu gcc make gdb clang
-SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-
 deps:
 	@missing=""; for p in $(DEPS_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \

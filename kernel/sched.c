@@ -188,8 +188,14 @@ check_stack(struct thread *t)
 		panic("stack overflow in thread %s (tid %d)", t->name, t->tid);
 }
 
-void
-schedule(void)
+/*
+ * preempt: the switch is involuntary (an interrupt found need_resched).
+ * The thread may have just set itself T_SLEEPING and not yet armed what
+ * will wake it (a timer, say): it must stay runnable, or it could sleep
+ * forever.  It re-enters schedule() itself when it gets there.
+ */
+static void
+__schedule(bool preempt)
 {
 	uint32_t f = local_irq_save();
 	struct cpu *c = this_cpu();
@@ -203,7 +209,8 @@ schedule(void)
 	spin_lock(&c->rq.lock);
 	c->need_resched = 0;
 	c->qs_seq++;
-	if (prev->state == T_RUNNING && prev != c->idle && !prev->on_rq) {
+	if ((prev->state == T_RUNNING || (preempt && prev->state != T_DEAD)) &&
+	    prev != c->idle && !prev->on_rq) {
 		list_add_tail(&prev->rq_link, &c->rq.queue);
 		prev->on_rq = true;
 		c->rq.nr_running++;
@@ -229,6 +236,18 @@ schedule(void)
 	context_switch(&prev->esp, next->esp);
 	finish_switch();
 	local_irq_restore(f);
+}
+
+void
+schedule(void)
+{
+	__schedule(false);
+}
+
+void
+preempt_schedule_irq(void)
+{
+	__schedule(true);
 }
 
 void

@@ -46,6 +46,8 @@ struct thread *thread_create(const char *name, void (*fn)(void *), void *arg,
 			     int cpu);
 __attribute__((noreturn)) void thread_exit(void);
 void schedule(void);
+/* From interrupt return only: switch away without sleeping. */
+void preempt_schedule_irq(void);
 void thread_yield(void);
 void wake_up_thread(struct thread *t);
 /* Deliver an interrupt (Ctrl-C): set pending, wake an interruptible sleep. */

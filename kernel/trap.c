@@ -250,7 +250,7 @@ trap(struct trapframe *tf)
 	/* Preempt only code that ran with interrupts on and held nothing. */
 	if (c->need_resched && c->irq_depth == 0 && c->preempt_off == 0 &&
 	    c->locks_held == 0 && (tf->eflags & EFLAGS_IF))
-		schedule();
+		preempt_schedule_irq();
 }
 
 bool

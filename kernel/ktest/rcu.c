@@ -1,0 +1,168 @@
+/*
+ * rcu: grace periods wait for every reader that started before them.
+ *  - a reader spinning inside rcu_read_lock on another CPU (interrupts
+ *    on, ticks arriving) holds synchronize_rcu() until it unlocks
+ *  - so does a reader whose CPU has another runnable thread (the tick
+ *    wants to preempt it and must not count that as quiescent)
+ *  - with the rcu_skip_grace debug switch the same check fails: the
+ *    control that shows the test can fail
+ *  - call_rcu callbacks run after a grace period; rcu_barrier waits
+ */
+#include <kernel/ktest.h>
+#include <kernel/rcu.h>
+#include <kernel/cpu.h>
+#include <kernel/sched.h>
+#include <kernel/waitq.h>
+#include <kernel/timer.h>
+#include <kernel/x86.h>
+
+#define READER_MS 300
+
+static struct {
+	volatile int in_reader, reader_done, hog_stop;
+	struct completion reader_exit, hog_exit;
+} st;
+
+static void
+reader(void *arg)
+{
+	(void)arg;
+	rcu_read_lock();
+	st.in_reader = 1;
+	udelay(READER_MS * 1000);
+	st.reader_done = 1;
+	rcu_read_unlock();
+	complete(&st.reader_exit);
+}
+
+static void
+hog(void *arg)
+{
+	(void)arg;
+	while (!st.hog_stop)
+		cpu_relax();
+	complete(&st.hog_exit);
+}
+
+static int
+other_cpu(void)
+{
+	for (int i = 0; i < MAX_CPUS; i++)
+		if (i != cpu_id() && cpus[i].state == CPU_ONLINE)
+			return i;
+	return -1;
+}
+
+static bool
+wait_until_in_reader(void)
+{
+	uint64_t end = now_ms() + 10000;
+
+	while (!st.in_reader && now_ms() < end)
+		msleep(1);
+	return st.in_reader;
+}
+
+/* Start a reader on another CPU, wait until it is inside, then ask for a
+ * grace period; returns whether the reader had finished by then. */
+static int
+grace_outlasts_reader(struct ktest *t, bool with_hog)
+{
+	int cpu = other_cpu(), finished;
+
+	st.in_reader = 0;
+	st.reader_done = 0;
+	st.hog_stop = 0;
+	completion_init(&st.reader_exit);
+	completion_init(&st.hog_exit);
+	if (with_hog)
+		KASSERT_TRUE(t, thread_create("hog", hog, NULL, cpu) != NULL);
+	KASSERT_TRUE(t, thread_create("reader", reader, NULL, cpu) != NULL);
+	/* Nothing wakes us when the reader enters, so poll (bounded). */
+	KEXPECT_TRUE(t, wait_until_in_reader());
+	KEXPECT_TRUE(t, !st.reader_done);
+	synchronize_rcu();
+	finished = st.reader_done;
+	wait_for_completion(&st.reader_exit);
+	st.hog_stop = 1;
+	if (with_hog)
+		wait_for_completion(&st.hog_exit);
+	return finished;
+}
+
+static void
+waits_for_spinning_reader(struct ktest *t)
+{
+	if (other_cpu() < 0) {
+		ktest_skip(t, "one CPU: a reader cannot run concurrently");
+		return;
+	}
+	KEXPECT_TRUE(t, grace_outlasts_reader(t, false));
+}
+
+static void
+waits_for_reader_with_competition(struct ktest *t)
+{
+	if (other_cpu() < 0) {
+		ktest_skip(t, "one CPU: a reader cannot run concurrently");
+		return;
+	}
+	KEXPECT_TRUE(t, grace_outlasts_reader(t, true));
+}
+
+static void
+skipping_the_wait_is_caught(struct ktest *t)
+{
+	int finished;
+
+	if (other_cpu() < 0) {
+		ktest_skip(t, "one CPU: a reader cannot run concurrently");
+		return;
+	}
+	rcu_skip_grace = 1;
+	finished = grace_outlasts_reader(t, false);
+	rcu_skip_grace = 0;
+	KEXPECT_TRUE(t, !finished);
+}
+
+static struct {
+	struct rcu_head head;
+	volatile int ran;
+	volatile int reader_active_when_ran;
+} cb;
+
+static void
+cb_fn(struct rcu_head *h)
+{
+	(void)h;
+	cb.reader_active_when_ran = st.in_reader && !st.reader_done;
+	cb.ran = 1;
+}
+
+static void
+call_rcu_after_grace(struct ktest *t)
+{
+	int cpu = other_cpu();
+
+	cb.ran = 0;
+	cb.reader_active_when_ran = 0;
+	st.in_reader = 0;
+	st.reader_done = 0;
+	completion_init(&st.reader_exit);
+	if (cpu >= 0) {
+		KASSERT_TRUE(t,
+			     thread_create("reader", reader, NULL, cpu) != NULL);
+		KEXPECT_TRUE(t, wait_until_in_reader());
+	}
+	call_rcu(&cb.head, cb_fn);
+	rcu_barrier();
+	KEXPECT_EQ(t, cb.ran, 1);
+	KEXPECT_EQ(t, cb.reader_active_when_ran, 0);
+	if (cpu >= 0)
+		wait_for_completion(&st.reader_exit);
+}
+
+KTEST_SUITE(rcu, KTEST_CASE(waits_for_spinning_reader),
+	    KTEST_CASE(waits_for_reader_with_competition),
+	    KTEST_CASE(skipping_the_wait_is_caught),
+	    KTEST_CASE(call_rcu_after_grace));
