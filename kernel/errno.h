@@ -16,6 +16,7 @@
 #define EAGAIN 11
 #define ENOMEM 12
 #define EFAULT 14
+#define EFBIG 27
 #define EBUSY 16
 #define EEXIST 17
 #define ENODEV 19
