@@ -97,6 +97,51 @@ thread_create_exit_many(struct ktest *t)
 	kt_shared_put(m);
 }
 
+struct brief {
+	volatile int ran;
+};
+
+static void
+brief_fn(void *arg)
+{
+	struct brief *b = arg;
+
+	__atomic_fetch_add(&b->ran, 1, __ATOMIC_SEQ_CST);
+	kt_shared_put(b);
+}
+
+/*
+ * Threads that exit at once, on another CPU: thread_create() (and the
+ * wakeup inside it) must be done with the new thread before it can have
+ * run, exited and been freed over there.  Many rounds, because the
+ * window is whatever stalls the creating CPU at the wrong moment.
+ */
+static void
+thread_create_short_lived(struct ktest *t)
+{
+	enum { ROUNDS = 400 };
+	long threads0 = kt_settle(kt_nr_threads, 30, KT_SOON_MS);
+	int32_t stacks0 = tag_pages("stack");
+	struct brief *b = kt_shared_alloc(sizeof(*b), 1);
+	int other = kt_other_cpu(), n = 0;
+
+	KASSERT_TRUE(t, b != NULL);
+	for (int i = 0; i < ROUNDS; i++) {
+		kt_shared_get(b);
+		if (thread_create("ktest-brief", brief_fn, b,
+		                  other >= 0 ? other : -1) != NULL)
+			n++;
+		else
+			kt_shared_put(b);
+	}
+	KEXPECT_EQ(t, n, ROUNDS);
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(b->ran) == n, KT_SOON_MS));
+	KEXPECT_TRUE(t, kt_poll(nr_threads() == threads0 &&
+	                            tag_pages("stack") == stacks0,
+	                        KT_SOON_MS));
+	kt_shared_put(b);
+}
+
 /* ---- placement ------------------------------------------------------ */
 
 struct place;
@@ -542,6 +587,7 @@ work_from_timer_callback(struct ktest *t)
 }
 
 KTEST_SUITE(thread, KTEST_CASE(thread_create_exit_many),
+            KTEST_CASE(thread_create_short_lived),
             KTEST_CASE(thread_stays_on_its_cpu),
             KTEST_CASE(spinners_share_a_cpu),
             KTEST_CASE(preempt_keeps_sleeper_runnable),
