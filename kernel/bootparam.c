@@ -152,6 +152,8 @@ skip_image_path(const char *s)
 	first[n] = '\0';
 	if (n > 0 && strchr(first, '=') == NULL && bootparam_find(first) == NULL)
 		s += n;
+	while (*s == ' ')
+		s++;
 	return s;
 }
 

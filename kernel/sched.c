@@ -285,8 +285,10 @@ do_wake(struct thread *t, bool only_interruptible)
 		}
 	}
 	spin_unlock_irqrestore(&c->rq.lock, f);
+	/* Not t->cpu: once the lock is dropped t may have run, exited and
+	 * been freed. */
 	if (kick && smp_send_reschedule != NULL)
-		smp_send_reschedule(t->cpu);
+		smp_send_reschedule(c->id);
 }
 
 void

@@ -20,7 +20,10 @@
 #include <kernel/x86.h>
 #include <kernel/errno.h>
 
-#define LOCK_ITERS 2000
+/* Total acquisitions, split over the workers: enough contention to lose
+ * updates if the lock were broken, bounded time on 8 emulated CPUs (a
+ * ticket lock whose next owner is a descheduled vCPU is slow). */
+#define LOCK_TOTAL 4000
 #define MAX_WORKERS (2 * MAX_CPUS)
 /* A page near the top of the module area, away from what the paging
  * suite and the module loader use. */
@@ -36,10 +39,12 @@ static struct {
 	struct completion done[MAX_WORKERS];
 } sh;
 
+static int lock_iters;
+
 static void
 lock_worker(void *arg)
 {
-	for (int i = 0; i < LOCK_ITERS; i++) {
+	for (int i = 0; i < lock_iters; i++) {
 		uint32_t f = spin_lock_irqsave(&sh.lock);
 		uint32_t v = sh.counter;
 		/* Widen the window between read and write so that a broken
@@ -69,15 +74,16 @@ contended_lock_counter(struct ktest *t)
 
 	spin_init(&sh.lock, "ktest-smp");
 	sh.counter = 0;
+	lock_iters = LOCK_TOTAL / workers;
 	for (int w = 0; w < workers; w++) {
 		completion_init(&sh.done[w]);
 		KASSERT_TRUE(t, thread_create("lockworker", lock_worker,
-					      (void *)(uintptr_t)w,
-					      ids[w % n]) != NULL);
+		                              (void *)(uintptr_t)w,
+		                              ids[w % n]) != NULL);
 	}
 	for (int w = 0; w < workers; w++)
 		wait_for_completion(&sh.done[w]);
-	KEXPECT_EQ(t, sh.counter, (uint32_t)workers * LOCK_ITERS);
+	KEXPECT_EQ(t, sh.counter, (uint32_t)workers * lock_iters);
 	KEXPECT_TRUE(t, !spin_is_locked(&sh.lock));
 }
 
@@ -102,15 +108,16 @@ cross_cpu_call(struct ktest *t)
 	for (int i = 0; i < n; i++) {
 		uint64_t ipis = cpus[ids[i]].nr_ipis;
 		ran_on[i] = -1;
-		KEXPECT_EQ(t, smp_call_on_cpu(ids[i], record_cpu,
-					      (void *)(uintptr_t)i, true),
-			   0);
+		KEXPECT_EQ(t,
+		           smp_call_on_cpu(ids[i], record_cpu,
+		                           (void *)(uintptr_t)i, true),
+		           0);
 		KEXPECT_EQ(t, ran_on[i], ids[i]);
 		if (ids[i] != cpu_id())
 			KEXPECT_TRUE(t, cpus[ids[i]].nr_ipis > ipis);
 	}
 	KEXPECT_EQ(t, smp_call_on_cpu(MAX_CPUS, record_cpu, NULL, true),
-		   -ENODEV);
+	           -ENODEV);
 }
 
 static void
@@ -157,8 +164,8 @@ stop_machine_exclusive(struct ktest *t)
 			continue;
 		completion_init(&sh.done[w]);
 		KASSERT_TRUE(t, thread_create("spinner", spinner,
-					      (void *)(uintptr_t)w,
-					      ids[i]) != NULL);
+		                              (void *)(uintptr_t)w,
+		                              ids[i]) != NULL);
 		w++;
 	}
 	/* The spinners must demonstrably run before we stop them. */
@@ -189,8 +196,8 @@ static void
 probe_test_va(void *arg)
 {
 	(void)arg;
-	probe_result[cpu_id()] = probe_read32((void *)SMP_TEST_VA,
-					      (uint32_t *)&probe_value[cpu_id()]);
+	probe_result[cpu_id()] = probe_read32(
+	    (void *)SMP_TEST_VA, (uint32_t *)&probe_value[cpu_id()]);
 }
 
 /* Map a page, let every CPU cache the translation, unmap it (with or
@@ -259,7 +266,7 @@ stale_tlb_without_shootdown(struct ktest *t)
 		KEXPECT_TRUE(t, stale > 0);
 }
 
-KTEST_SUITE(smp, KTEST_CASE(contended_lock_counter),
-	    KTEST_CASE(cross_cpu_call), KTEST_CASE(stop_machine_exclusive),
-	    KTEST_CASE(unmap_faults_on_every_cpu),
-	    KTEST_CASE(stale_tlb_without_shootdown));
+KTEST_SUITE(smp, KTEST_CASE(contended_lock_counter), KTEST_CASE(cross_cpu_call),
+            KTEST_CASE(stop_machine_exclusive),
+            KTEST_CASE(unmap_faults_on_every_cpu),
+            KTEST_CASE(stale_tlb_without_shootdown));
