@@ -10,6 +10,7 @@
 #include <kernel/irq.h>
 #include <kernel/sched.h>
 #include <kernel/x86.h>
+#include <kernel/layout.h>
 #include <stdarg.h>
 
 #define DEBUG_EXIT_PORT 0xf4
@@ -68,6 +69,24 @@ backtrace_from(uintptr_t eip, uintptr_t ebp)
 		 * even when the call was the function's last instruction. */
 		eip = ret - 1;
 		ebp = next_ebp;
+	}
+}
+
+void
+backtrace_scan_stack(uintptr_t esp, int words)
+{
+	char buf[96];
+	struct sym_info si;
+
+	for (int i = 0; i < words; i++) {
+		uint32_t w;
+		if (probe_read32((void *)(esp + 4 * i), &w) != 0)
+			break;
+		if (w < KERNEL_BASE || ksym_lookup(w - 1, &si) != 0)
+			continue;
+		ksym_format(w - 1, buf, sizeof(buf));
+		kprintf("    ? [<%08x>] %s (stack +%d)\n", (unsigned)(w - 1),
+			buf, 4 * i);
 	}
 }
 

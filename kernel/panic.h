@@ -23,6 +23,10 @@ __attribute__((noreturn)) void machine_exit(int code);
 /* Print "  [<addr>] sym+off/size" lines walking saved frame pointers. */
 void backtrace_from(uintptr_t eip, uintptr_t ebp);
 void backtrace(void);
+/* Print the words near the top of a stack that look like return
+ * addresses (prefixed "?"): they name the caller of a frameless leaf
+ * function, which the frame-pointer walk skips. */
+void backtrace_scan_stack(uintptr_t esp, int words);
 
 extern volatile int panicking;
 

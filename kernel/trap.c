@@ -218,6 +218,8 @@ exception(struct trapframe *tf)
 	dump_registers(tf);
 	kprintf("  backtrace:\n");
 	backtrace_from(tf->eip, tf->ebp);
+	kprintf("  return addresses near the top of the stack:\n");
+	backtrace_scan_stack((uintptr_t)&tf->eflags + 4, 8);
 	panic("unhandled %s in kernel mode (vector %u) at %p", name,
 	      tf->vector, (void *)tf->eip);
 }

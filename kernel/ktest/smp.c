@@ -266,7 +266,36 @@ stale_tlb_without_shootdown(struct ktest *t)
 		KEXPECT_TRUE(t, stale > 0);
 }
 
+/* Device interrupts can be routed to any CPU: move the PIT's line (1 kHz)
+ * to the last online CPU for a while and watch that CPU's interrupt count
+ * outgrow what its own 100 Hz local timer explains, then move it back. */
+static void
+irq_routed_to_another_cpu(struct ktest *t)
+{
+	int ids[MAX_CPUS], n = online_cpus(ids), target = ids[n - 1];
+	uint64_t before, after, t0, elapsed;
+
+	if (n == 1 || irq_get_chip()->set_affinity == NULL) {
+		ktest_skip(t, "needs two CPUs and an I/O APIC");
+		return;
+	}
+	before = cpus[target].nr_irqs;
+	t0 = now_ms();
+	KASSERT_TRUE(t, irq_set_affinity(0, target) == 0);
+	msleep(300);
+	KEXPECT_EQ(t, irq_set_affinity(0, 0), 0);
+	after = cpus[target].nr_irqs;
+	elapsed = now_ms() - t0;
+	/* 100 Hz of local timer alone would give elapsed/10; the PIT adds
+	 * about one per millisecond.  Half of that is plenty of margin. */
+	KEXPECT_MSG(t, after - before > elapsed / 10 + elapsed / 2,
+		    "cpu %d took %u interrupts in %u ms", target,
+		    (unsigned)(after - before), (unsigned)elapsed);
+	KEXPECT_EQ(t, irq_set_affinity(0, MAX_CPUS), -ENODEV);
+}
+
 KTEST_SUITE(smp, KTEST_CASE(contended_lock_counter), KTEST_CASE(cross_cpu_call),
             KTEST_CASE(stop_machine_exclusive),
             KTEST_CASE(unmap_faults_on_every_cpu),
-            KTEST_CASE(stale_tlb_without_shootdown));
+            KTEST_CASE(stale_tlb_without_shootdown),
+            KTEST_CASE(irq_routed_to_another_cpu));
