@@ -94,16 +94,6 @@ crash_null(void)
 	*(volatile uint32_t *)crash_addr = 1;
 }
 
-static int __attribute__((noinline))
-crash_recurse(volatile int depth)
-{
-	volatile char pad[256];
-	pad[0] = (char)depth;
-	if (depth >= 0)
-		return crash_recurse(depth + 1) + pad[0];
-	return 0;
-}
-
 static int
 cmd_crash(int argc, char **argv)
 {
@@ -118,13 +108,11 @@ cmd_crash(int argc, char **argv)
 	else if (strcmp(argv[1], "div") == 0) {
 		volatile int z = 0;
 		kprintf("%d\n", 1 / z);
-	} else if (strcmp(argv[1], "stack") == 0)
-		crash_recurse(0);
-	else
+	} else
 		return cmd_error("crash", -EINVAL,
-				 "unknown kind '%s' (panic|null|ud|div|stack)",
+				 "unknown kind '%s' (panic|null|ud|div)",
 				 argv[1]);
 	return 0;
 }
-COMMAND(crash, "crash panic|null|ud|div|stack",
+COMMAND(crash, "crash panic|null|ud|div",
 	"crash the kernel on purpose (tests the fault reports)", cmd_crash);
