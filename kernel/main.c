@@ -19,7 +19,9 @@
 #include <kernel/ktest.h>
 #include <kernel/smp.h>
 #include <kernel/rcu.h>
+#include <kernel/module.h>
 #include <kernel/x86.h>
+#include <drivers/pci.h>
 
 extern char _kernel_end[];
 static struct thread idle0;
@@ -50,6 +52,7 @@ static void
 init_thread(void *arg)
 {
 	(void)arg;
+	modules_init();
 	ktest_boot();
 	shell_main(NULL);
 }

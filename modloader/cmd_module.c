@@ -1,0 +1,320 @@
+/*
+ * Console commands of the module layer: insmod, rmmod, lsmod, modinfo,
+ * refs, and modcycle (a load/unload loop for leak tests).  Errors follow
+ * the console contract with the module's name: "insmod: NAME: ENAME:
+ * reason".
+ */
+#include <kernel/shell.h>
+#include <kernel/printk.h>
+#include <kernel/multiboot.h>
+#include <kernel/page_alloc.h>
+#include <kernel/sched.h>
+#include <kernel/string.h>
+#include <kernel/waitq.h>
+#include <kernel/errno.h>
+#include "modloader/elf_mod.h"
+#include "modloader/module_internal.h"
+
+#define ERR_MAX 200
+
+static int
+mod_error(const char *cmd, const char *name, int err, const char *msg)
+{
+	kprintf("%s: %s: %s: %s\n", cmd, name, errno_name(err), msg);
+	return err;
+}
+
+/* ---- insmod ------------------------------------------------------------- */
+
+static const char *
+boot_module_loaded_as(const struct boot_module *bm)
+{
+	struct module *mod;
+
+	list_for_each_entry(mod, &modules,
+	                    list) if (strcmp(mod->file, bm->name) ==
+	                              0) return mod->name;
+	return NULL;
+}
+
+static int
+list_boot_modules(void)
+{
+	mutex_lock(&module_mutex);
+	kprintf("%-24s %8s  %s\n", "Boot module", "Bytes", "Loaded as");
+	for (int i = 0; i < boot_info.nmods; i++) {
+		const struct boot_module *bm = &boot_info.mods[i];
+		const char *as = boot_module_loaded_as(bm);
+		kprintf("%-24s %8u  %s\n", bm->name,
+		        (unsigned)(bm->end - bm->start), as != NULL ? as : "-");
+	}
+	if (boot_info.nmods == 0)
+		kprintf("(none: pass modules with -initrd a.ko,b.ko or GRUB "
+		        "module lines)\n");
+	mutex_unlock(&module_mutex);
+	return 0;
+}
+
+static int
+cmd_insmod(int argc, char **argv)
+{
+	char err[ERR_MAX], name[MODULE_NAME_LEN];
+	struct module *mod;
+	int r;
+
+	if (argc == 2 && strcmp(argv[1], "-l") == 0)
+		return list_boot_modules();
+	if (argc < 2 || argv[1][0] == '-')
+		return cmd_usage("insmod");
+	r = module_load(argv[1], argc - 2, argv + 2, name, err, sizeof(err));
+	if (r < 0)
+		return mod_error("insmod", argv[1], r, err);
+	mutex_lock(&module_mutex);
+	mod = module_find(name);
+	if (mod != NULL)
+		kprintf("insmod: %s: loaded at %08x (%u bytes), %s\n",
+		        mod->name, (unsigned)mod->base, (unsigned)mod->size,
+		        module_state_name(mod->state));
+	mutex_unlock(&module_mutex);
+	return 0;
+}
+COMMAND(insmod, "insmod NAME [k=v..] | insmod -l",
+        "load boot module NAME(.ko) with parameters; -l lists boot modules",
+        cmd_insmod);
+
+/* ---- rmmod -------------------------------------------------------------- */
+
+static int
+cmd_rmmod(int argc, char **argv)
+{
+	int flags = 0, i = 1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "-n") == 0)
+			flags |= RMMOD_NOWAIT;
+		else if (strcmp(argv[i], "-f") == 0)
+			flags |= RMMOD_FORCE;
+		else
+			return cmd_usage("rmmod");
+	}
+	if (i != argc - 1 || flags == (RMMOD_NOWAIT | RMMOD_FORCE))
+		return cmd_usage("rmmod");
+	return module_unload(argv[i], flags);
+}
+COMMAND(rmmod, "rmmod [-n|-f] NAME",
+        "unload; waits (progress each second, Ctrl-C aborts); -n never waits, "
+        "-f forces",
+        cmd_rmmod);
+
+/* ---- lsmod -------------------------------------------------------------- */
+
+static int
+cmd_lsmod(int argc, char **argv)
+{
+	struct module *mod;
+	char users[128];
+
+	if (argc != 1)
+		return cmd_usage("lsmod");
+	modules_lazy_init();
+	mutex_lock(&module_mutex);
+	kprintf("%-20s %8s %5s  %-6s  %s\n", "Module", "Size", "Refs", "State",
+	        "Used by");
+	list_for_each_entry(mod, &modules, list)
+	{
+		module_used_by(mod, users, sizeof(users));
+		kprintf("%-20s %8u %5d  %-6s  %s\n", mod->name,
+		        (unsigned)mod->size, module_refcount(mod),
+		        module_state_name(mod->state), users);
+	}
+	mutex_unlock(&module_mutex);
+	return 0;
+}
+COMMAND(lsmod, "lsmod", "loaded modules: size, refcount, state, used by",
+        cmd_lsmod);
+
+/* ---- modinfo ------------------------------------------------------------ */
+
+static void
+print_modinfo_strings(const char *p, uint32_t size)
+{
+	for (const char *end = p + size; p < end; p += strlen(p) + 1) {
+		const char *eq = strchr(p, '=');
+		if (*p == '\0' || eq == NULL)
+			continue;
+		kprintf("%.*s:%*s%s\n", (int)(eq - p), p,
+		        (int)(eq - p) < 12 ? 12 - (int)(eq - p) : 1, "",
+		        eq + 1);
+	}
+}
+
+/* A boot module that is not loaded: what its file says. */
+static int
+modinfo_file(const char *name)
+{
+	const struct boot_module *bm = boot_module_find(name);
+	char ko[80], err[ERR_MAX], modname[MODULE_NAME_LEN];
+	struct elf_mod em;
+	const char *info;
+	uint32_t size;
+	int r;
+
+	if (bm == NULL) {
+		snprintf(ko, sizeof(ko), "%s.ko", name);
+		bm = boot_module_find(ko);
+	}
+	if (bm == NULL)
+		return mod_error("modinfo", name, -ENOENT,
+		                 "not loaded and no such boot module");
+	r = elf_mod_check(&em, P2V(bm->start), bm->end - bm->start, err,
+	                  sizeof(err));
+	if (r == 0)
+		r = module_read_modinfo(&em, &info, &size, modname, err,
+		                        sizeof(err));
+	if (r != 0)
+		return mod_error("modinfo", name, r, err);
+	kprintf("file:        %s (%u bytes, not loaded)\n", bm->name,
+	        (unsigned)(bm->end - bm->start));
+	print_modinfo_strings(info, size);
+	return 0;
+}
+
+static void
+modinfo_loaded(struct module *mod)
+{
+	struct module_use *u;
+
+	kprintf("file:        %s\n", mod->file);
+	print_modinfo_strings(mod->modinfo, mod->modinfo_size);
+	kprintf("state:       %s, refcount %d (%s)\n",
+	        module_state_name(mod->state), module_refcount(mod),
+	        mod->refops->name);
+	kprintf("image:       %08x-%08x (%u bytes; text %u, read-only %u)\n",
+	        (unsigned)mod->base, (unsigned)(mod->base + mod->size),
+	        (unsigned)mod->size, (unsigned)mod->text_size,
+	        (unsigned)mod->ro_size);
+	kprintf("struct module at %08x\n", (unsigned)mod->area);
+	kprintf("sections:\n");
+	for (unsigned i = 0; i < mod->nsections; i++)
+		kprintf("  %-24s %08x %6u\n", mod->sections[i].name,
+		        (unsigned)mod->sections[i].addr,
+		        (unsigned)mod->sections[i].size);
+	kprintf("params:%s\n", mod->nparams == 0 ? "      (none)" : "");
+	for (unsigned i = 0; i < mod->nparams; i++) {
+		const struct module_param *p = &mod->params[i];
+		char v[80];
+		module_param_format(p, v, sizeof(v));
+		kprintf("  %s = %s (%s)%s%s\n", p->name, v,
+		        module_param_type_name(p->type),
+		        p->desc != NULL ? " " : "",
+		        p->desc != NULL ? p->desc : "");
+	}
+	kprintf("exports:%s\n", mod->nsyms == 0 ? "     (none)" : "");
+	for (unsigned i = 0; i < mod->nsyms; i++)
+		kprintf("  %-24s %08x\n", mod->syms[i].name,
+		        (unsigned)(uintptr_t)mod->syms[i].value);
+	kprintf("depends:    ");
+	list_for_each_entry(u, &mod->uses, uses_link)
+	    kprintf(" %s", u->target->name);
+	kprintf("\nused by:    ");
+	list_for_each_entry(u, &mod->used_by, used_by_link)
+	    kprintf(" %s", u->user->name);
+	kprintf("\n");
+}
+
+static int
+cmd_modinfo(int argc, char **argv)
+{
+	struct module *mod;
+
+	if (argc != 2)
+		return cmd_usage("modinfo");
+	modules_lazy_init();
+	mutex_lock(&module_mutex);
+	mod = module_find(argv[1]);
+	if (mod != NULL)
+		modinfo_loaded(mod);
+	mutex_unlock(&module_mutex);
+	return mod != NULL ? 0 : modinfo_file(argv[1]);
+}
+COMMAND(modinfo, "modinfo NAME",
+        "a module's info, sections and load addresses, params, exports, deps",
+        cmd_modinfo);
+
+/* ---- refs --------------------------------------------------------------- */
+
+static void
+refs_one(struct module *mod)
+{
+	char users[128];
+
+	module_used_by(mod, users, sizeof(users));
+	kprintf("%s: refcount %d (%s), state %s, used by: %s\n", mod->name,
+	        module_refcount(mod), mod->refops->name,
+	        module_state_name(mod->state), users[0] ? users : "-");
+	if (mod->refops == &module_refops_percpu) {
+		kprintf("  per-cpu:");
+		for (int i = 0; i < MAX_CPUS; i++)
+			if (cpus[i].state == CPU_ONLINE)
+				kprintf(" cpu%d=%d", i, mod->pcpu_ref[i]);
+		kprintf("\n");
+	}
+	kprintf("  module_put underflows: %d, __module_get without a "
+	        "reference: %d\n",
+	        mod->underflows, mod->bad_gets);
+}
+
+static int
+cmd_refs(int argc, char **argv)
+{
+	struct module *mod;
+	int r = 0;
+
+	if (argc > 2)
+		return cmd_usage("refs");
+	modules_lazy_init();
+	mutex_lock(&module_mutex);
+	if (argc == 1) {
+		list_for_each_entry(mod, &modules, list) refs_one(mod);
+	} else if ((mod = module_find(argv[1])) != NULL) {
+		refs_one(mod);
+	} else {
+		r = mod_error("refs", argv[1], -ENOENT, "no such module");
+	}
+	mutex_unlock(&module_mutex);
+	return r;
+}
+COMMAND(refs, "refs [MODULE]",
+        "reference counts and holders of a module (or of all)", cmd_refs);
+
+/* ---- modcycle ------------------------------------------------------------ */
+
+static int
+cmd_modcycle(int argc, char **argv)
+{
+	unsigned long n;
+	char err[ERR_MAX], name[MODULE_NAME_LEN];
+	int r;
+
+	if (argc < 3 || parse_ulong(argv[2], &n) != 0 || n == 0 || n > 1000000)
+		return cmd_usage("modcycle");
+	for (unsigned long i = 0; i < n; i++) {
+		r = module_load(argv[1], argc - 3, argv + 3, name, err,
+		                sizeof(err));
+		if (r < 0)
+			return mod_error("modcycle", argv[1], r, err);
+		r = module_unload(name, RMMOD_QUIET);
+		if (r < 0)
+			return r;
+		if ((i + 1) % 250 == 0 || i + 1 == n)
+			kprintf("modcycle: %s: %lu/%lu cycles\n", argv[1],
+			        i + 1, n);
+		if (signal_pending())
+			return mod_error("modcycle", argv[1], -EINTR,
+			                 "interrupted");
+	}
+	return 0;
+}
+COMMAND(modcycle, "modcycle NAME N [k=v..]",
+        "insmod and rmmod NAME N times (leak tests; Ctrl-C stops)",
+        cmd_modcycle);

@@ -1,0 +1,88 @@
+/*
+ * The list of modules and the lock that orders their lives.
+ *
+ * module_mutex serialises every state change (load, the start and end of
+ * an unload) and every change of the list and of the dependency lists.
+ * rmmod does not hold it while it waits for references to drain, so
+ * lsmod, insmod of other modules and Ctrl-C keep working meanwhile.
+ * Code that cannot sleep (backtraces, fault reports) walks the list under
+ * rcu_read_lock(): a module is unmapped only a grace period after it left
+ * the list.
+ */
+#include <kernel/module.h>
+#include <kernel/bootparam.h>
+#include <kernel/ksyms.h>
+#include <kernel/printk.h>
+#include <kernel/rcu.h>
+#include <kernel/string.h>
+#include <kernel/x86.h>
+#include <kernel/trap.h>
+#include "modloader/module_internal.h"
+
+DEFINE_MUTEX(module_mutex);
+LIST_HEAD(modules);
+
+int keep_failed_init;
+BOOTPARAM_BOOL(keep_failed_init, keep_failed_init,
+               "keep the memory of a module whose init failed (state GONE)", 1);
+
+static bool initialised;
+
+void
+modules_init(void)
+{
+	mutex_lock(&module_mutex);
+	if (!initialised) {
+		area_init();
+		graveyard_init();
+		initialised = true;
+	}
+	mutex_unlock(&module_mutex);
+}
+
+/* For entry points that may run before modules_init (tests). */
+void
+modules_lazy_init(void)
+{
+	if (!READ_ONCE(initialised))
+		modules_init();
+}
+
+struct module *
+module_find(const char *name)
+{
+	struct module *mod;
+
+	list_for_each_entry(mod, &modules,
+	                    list) if (strcmp(mod->name, name) == 0) return mod;
+	return NULL;
+}
+
+struct module *
+module_get_by_name(const char *name)
+{
+	struct module *mod;
+
+	mutex_lock(&module_mutex);
+	mod = module_find(name);
+	if (mod != NULL && !try_module_get(mod))
+		mod = NULL;
+	mutex_unlock(&module_mutex);
+	return mod;
+}
+
+/* Caller is in a read-side section or holds module_mutex. */
+struct module *
+module_by_addr(uintptr_t addr)
+{
+	struct module *mod;
+
+	if (!area_contains(addr))
+		return NULL;
+	list_for_each_entry(mod, &modules,
+	                    list) if (addr >= mod->area &&
+	                              addr < mod->area_end) return mod;
+	return NULL;
+}
+
+EXPORT_SYMBOL(module_get_by_name);

@@ -1,0 +1,291 @@
+/*
+ * Module reference counts, two ways (boot parameter modref=):
+ *
+ *   percpu  (Linux 2.5/2.6)  each CPU counts its own gets and puts with
+ *           interrupts off; only the sum means anything.  The unload
+ *           check sums the counters with every other CPU stopped
+ *           (stop_machine), so no get can be half done: a getter tests
+ *           LIVE and increments with interrupts off, and stop_machine's
+ *           IPI cannot land in between.
+ *   atomic  (Linux 3.19+)  one counter holding a bias of 1 plus the
+ *           references.  try_module_get increments only a nonzero
+ *           counter; the unload check swaps bias-and-nothing-else for 0
+ *           in one compare-and-swap, after which no get can succeed.
+ *
+ * Both refuse try_module_get unless the module is LIVE, report
+ * __module_get without a reference, and report and undo a module_put
+ * below zero.  The implementation is chosen per module when it is
+ * loaded, so the suite in test_refcount.c can run both in one boot.
+ */
+#include <kernel/module.h>
+#include <kernel/bootparam.h>
+#include <kernel/printk.h>
+#include <kernel/panic.h>
+#include <kernel/rcu.h>
+#include <kernel/sched.h>
+#include <kernel/smp.h>
+#include <kernel/spinlock.h>
+#include <kernel/errno.h>
+#include <kernel/x86.h>
+#include "modloader/module_internal.h"
+
+#define REF_BIAS 1
+
+static int modref_mode; /* 0 percpu, 1 atomic */
+BOOTPARAM_ENUM(modref, modref_mode, "percpu|atomic",
+               "module refcount implementation (for modules loaded later)", 1);
+
+const struct module_refops *
+module_default_refops(void)
+{
+	return modref_mode == 1 ? &module_refops_atomic : &module_refops_percpu;
+}
+
+/* ---- percpu ------------------------------------------------------------ */
+
+static void
+pcpu_init(struct module *mod)
+{
+	for (int i = 0; i < MAX_CPUS; i++)
+		mod->pcpu_ref[i] = 0;
+}
+
+static bool
+pcpu_try_get(struct module *mod)
+{
+	bool ok = false;
+	/* Interrupts off, not just preemption: stop_machine stops CPUs
+	 * with an IPI, which must not split the test from the increment. */
+	uint32_t f = local_irq_save();
+
+	if (READ_ONCE(mod->state) == MODULE_STATE_LIVE) {
+		mod->pcpu_ref[cpu_id()]++;
+		ok = true;
+	}
+	local_irq_restore(f);
+	return ok;
+}
+
+static void
+pcpu_get(struct module *mod)
+{
+	uint32_t f = local_irq_save();
+
+	mod->pcpu_ref[cpu_id()]++;
+	local_irq_restore(f);
+}
+
+static int
+pcpu_sum(struct module *mod)
+{
+	int sum = 0;
+
+	for (int i = 0; i < MAX_CPUS; i++)
+		sum += READ_ONCE(mod->pcpu_ref[i]);
+	return sum;
+}
+
+static bool
+pcpu_put(struct module *mod)
+{
+	uint32_t f = local_irq_save();
+	int me = cpu_id();
+	bool ok = true;
+
+	/* A negative local counter is normal (got on one CPU, put on
+	 * another); only a negative sum is an underflow.  The unlocked sum
+	 * can be low by a get and put that race with it, so it must be
+	 * negative twice before we call it one. */
+	if (--mod->pcpu_ref[me] < 0 && pcpu_sum(mod) < 0) {
+		cpu_relax();
+		if (pcpu_sum(mod) < 0) {
+			mod->pcpu_ref[me]++;
+			ok = false;
+		}
+	}
+	local_irq_restore(f);
+	return ok;
+}
+
+static int
+pcpu_count(struct module *mod)
+{
+	return pcpu_sum(mod);
+}
+
+static int
+pcpu_release_stopped(void *arg)
+{
+	return pcpu_sum(arg) == 0 ? 0 : -EBUSY;
+}
+
+static int
+pcpu_try_release(struct module *mod)
+{
+	/* Cheap unlocked look first: stopping every CPU to learn that the
+	 * count is still 3 would stall the machine once per poll. */
+	if (pcpu_sum(mod) != 0)
+		return -EBUSY;
+	return stop_machine(pcpu_release_stopped, mod);
+}
+
+const struct module_refops module_refops_percpu = {
+    "percpu", pcpu_init,  pcpu_try_get,     pcpu_get,
+    pcpu_put, pcpu_count, pcpu_try_release,
+};
+
+/* ---- atomic with a bias ------------------------------------------------ */
+
+static void
+atomic_init(struct module *mod)
+{
+	__atomic_store_n(&mod->refcnt, REF_BIAS, __ATOMIC_SEQ_CST);
+}
+
+static bool
+atomic_try_get(struct module *mod)
+{
+	int old;
+
+	if (READ_ONCE(mod->state) != MODULE_STATE_LIVE)
+		return false;
+	/* Increment unless zero: zero means the unload check has won. */
+	old = __atomic_load_n(&mod->refcnt, __ATOMIC_RELAXED);
+	do {
+		if (old == 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(&mod->refcnt, &old, old + 1,
+	                                      false, __ATOMIC_SEQ_CST,
+	                                      __ATOMIC_RELAXED));
+	return true;
+}
+
+static void
+atomic_get(struct module *mod)
+{
+	__atomic_add_fetch(&mod->refcnt, 1, __ATOMIC_SEQ_CST);
+}
+
+static bool
+atomic_put(struct module *mod)
+{
+	/* The bias is only ever taken away when no reference is left, so
+	 * dropping below it is always one put too many. */
+	if (__atomic_sub_fetch(&mod->refcnt, 1, __ATOMIC_SEQ_CST) < REF_BIAS) {
+		__atomic_add_fetch(&mod->refcnt, 1, __ATOMIC_SEQ_CST);
+		return false;
+	}
+	return true;
+}
+
+static int
+atomic_count(struct module *mod)
+{
+	int v = READ_ONCE(mod->refcnt);
+
+	return v > 0 ? v - REF_BIAS : 0;
+}
+
+static int
+atomic_try_release(struct module *mod)
+{
+	int expect = REF_BIAS;
+
+	return __atomic_compare_exchange_n(&mod->refcnt, &expect, 0, false,
+	                                   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)
+	           ? 0
+	           : -EBUSY;
+}
+
+const struct module_refops module_refops_atomic = {
+    "atomic",   atomic_init,  atomic_try_get,     atomic_get,
+    atomic_put, atomic_count, atomic_try_release,
+};
+
+/* ---- the API ----------------------------------------------------------- */
+
+bool
+try_module_get(struct module *mod)
+{
+	if (mod == NULL)
+		return true;
+	return mod->refops->try_get(mod);
+}
+
+void
+__module_get(struct module *mod)
+{
+	if (mod == NULL)
+		return;
+	/* Legal while holding a reference, or from the module's own init
+	 * (COMING, on the thread running it). */
+	if (mod->refops->count(mod) <= 0 &&
+	    !(READ_ONCE(mod->state) == MODULE_STATE_COMING &&
+	      mod->init_thread == current)) {
+		__atomic_add_fetch(&mod->bad_gets, 1, __ATOMIC_RELAXED);
+		pr_err("module: %s: __module_get without holding a reference "
+		       "(state %s)\n",
+		       mod->name, module_state_name(mod->state));
+		backtrace();
+	}
+	mod->refops->get(mod);
+}
+
+void
+module_put(struct module *mod)
+{
+	if (mod == NULL)
+		return;
+	/* A reader section: the put may let rmmod free the module on
+	 * another CPU, and we still read mod below (Linux does the same). */
+	rcu_read_lock();
+	if (!mod->refops->put(mod)) {
+		__atomic_add_fetch(&mod->underflows, 1, __ATOMIC_RELAXED);
+		pr_err("module: %s: module_put underflow: no reference held "
+		       "(put ignored)\n",
+		       mod->name);
+		backtrace();
+	}
+	rcu_read_unlock();
+}
+
+int
+module_refcount(struct module *mod)
+{
+	return mod == NULL ? 0 : mod->refops->count(mod);
+}
+
+const char *
+module_state_name(int state)
+{
+	static const char *const names[] = {"COMING", "LIVE", "GOING", "GONE"};
+
+	return state >= 0 && state <= MODULE_STATE_GONE ? names[state] : "?";
+}
+
+void
+module_call_guarded(void (*fn)(void *), void *arg)
+{
+	rcu_read_lock();
+	fn(arg);
+	rcu_read_unlock();
+}
+
+void
+module_guarded_thread(void *call)
+{
+	const struct module_guarded_call *c = call;
+
+	/* *c may be module data: read only inside the section. */
+	rcu_read_lock();
+	c->fn(c->arg);
+	rcu_read_unlock();
+}
+
+EXPORT_SYMBOL(try_module_get);
+EXPORT_SYMBOL(__module_get);
+EXPORT_SYMBOL(module_put);
+EXPORT_SYMBOL(module_refcount);
+EXPORT_SYMBOL(module_state_name);
+EXPORT_SYMBOL(module_call_guarded);
+EXPORT_SYMBOL(module_guarded_thread);

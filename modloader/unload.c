@@ -1,0 +1,196 @@
+/*
+ * rmmod: take a module from LIVE to GONE without ever leaving a CPU in
+ * its code or a pointer to its memory that nobody checks.
+ *
+ *   1. refuse at once if other modules use it, or it is not LIVE
+ *   2. GOING: from now on try_module_get fails
+ *   3. -f: the module's force hook; then its quiesce hook
+ *   4. wait: ask can_unload (the module's veto, with a reason) and the
+ *      refcount implementation's unload check every POLL_MS; print what
+ *      is left once a second; Ctrl-C calls resume and makes it LIVE again
+ *   5. exit; off the list; synchronize_rcu() so that every CPU has left
+ *      any read-side section that might still be running module code
+ *      (module_put's own tail, module_call_guarded callers)
+ *   6. symbols to the graveyard, pages unmapped and freed, the address
+ *      range quarantined (area.c)
+ *
+ * -n never waits: the first veto or a nonzero count is EBUSY with the
+ * reason, and the module stays LIVE.
+ */
+#include <kernel/printk.h>
+#include <kernel/rcu.h>
+#include <kernel/sched.h>
+#include <kernel/string.h>
+#include <kernel/timer.h>
+#include <kernel/errno.h>
+#include "modloader/module_internal.h"
+
+#define POLL_MS    10
+#define REASON_MAX 128
+
+static int
+rm_error(const char *name, int err, const char *msg)
+{
+	kprintf("rmmod: %s: %s: %s\n", name, errno_name(err), msg);
+	return err;
+}
+
+static void
+set_state(struct module *mod, int state)
+{
+	__atomic_store_n(&mod->state, state, __ATOMIC_SEQ_CST);
+}
+
+/* Why mod cannot go right now: "" if it can (veto and count both clear);
+ * with the count released when it returns "". */
+static void
+busy_reason(struct module *mod, char *buf, size_t size)
+{
+	char why[REASON_MAX] = "", st[REASON_MAX] = "";
+	int n;
+
+	if (mod->can_unload != NULL && mod->can_unload(why, sizeof(why)) != 0) {
+		if (why[0] == '\0')
+			strlcpy(why, "the module vetoes unloading",
+			        sizeof(why));
+	} else if (mod->refops->try_release(mod) == 0) {
+		buf[0] = '\0';
+		return;
+	}
+	if (mod->status != NULL)
+		mod->status(st, sizeof(st));
+	n = module_refcount(mod);
+	snprintf(buf, size, "refcount %d%s%s%s%s", n, why[0] ? "; " : "", why,
+	         st[0] ? "; " : "", st);
+}
+
+static int
+abandon(struct module *mod)
+{
+	mutex_lock(&module_mutex);
+	set_state(mod, MODULE_STATE_LIVE);
+	mutex_unlock(&module_mutex);
+	if (mod->resume != NULL)
+		mod->resume();
+	return rm_error(mod->name, -EINTR,
+	                "unload abandoned, module is LIVE again");
+}
+
+/* Step 4: 0 once released, -EINTR after Ctrl-C (module LIVE again). */
+static int
+wait_released(struct module *mod)
+{
+	char why[2 * REASON_MAX];
+	uint64_t start = now_ms(), next = start + 1000;
+
+	for (;;) {
+		busy_reason(mod, why, sizeof(why));
+		if (why[0] == '\0')
+			return 0;
+		if (now_ms() >= next) {
+			uint64_t s = (now_ms() - start) / 1000;
+			kprintf("rmmod: %s: waiting %u s: %s (Ctrl-C aborts)\n",
+			        mod->name, (unsigned)s, why);
+			next += 1000;
+		}
+		if (msleep_interruptible(POLL_MS) != 0)
+			return abandon(mod);
+	}
+}
+
+/* Steps 5 and 6, for a module whose references are gone (or a GONE one
+ * whose init failed).  Called and returns without module_mutex. */
+static void
+teardown(struct module *mod)
+{
+	mutex_lock(&module_mutex);
+	list_del_init(&mod->list);
+	module_drop_uses(mod);
+	mutex_unlock(&module_mutex);
+	synchronize_rcu();
+	graveyard_add(mod);
+	mutex_lock(&module_mutex);
+	module_free(mod);
+	mutex_unlock(&module_mutex);
+}
+
+/* Steps 1 and 2, mutex held: 0 with mod GOING, 1 if it is a kept failed
+ * module to free, or -errno (reported). */
+static int
+begin(struct module *mod, int flags)
+{
+	char why[2 * REASON_MAX];
+
+	switch (mod->state) {
+	case MODULE_STATE_GONE:
+		return 1;
+	case MODULE_STATE_COMING:
+		return rm_error(mod->name, -EBUSY, "still initialising");
+	case MODULE_STATE_GOING:
+		return rm_error(mod->name, -EBUSY, "already being unloaded");
+	}
+	if (!list_empty(&mod->used_by)) {
+		char users[REASON_MAX];
+		module_used_by(mod, users, sizeof(users));
+		snprintf(why, sizeof(why), "used by %s", users);
+		return rm_error(mod->name, -EBUSY, why);
+	}
+	set_state(mod, MODULE_STATE_GOING);
+	if (flags & RMMOD_NOWAIT) {
+		busy_reason(mod, why, sizeof(why));
+		if (why[0] != '\0') {
+			set_state(mod, MODULE_STATE_LIVE);
+			return rm_error(mod->name, -EBUSY, why);
+		}
+	}
+	return 0;
+}
+
+int
+module_unload(const char *name, int flags)
+{
+	struct module *mod;
+	char msg[REASON_MAX];
+	uint64_t start = now_ms();
+	int r;
+
+	modules_lazy_init();
+	mutex_lock(&module_mutex);
+	mod = module_find(name);
+	if (mod == NULL) {
+		mutex_unlock(&module_mutex);
+		return rm_error(name, -ENOENT,
+		                "not loaded (lsmod lists "
+		                "modules)");
+	}
+	r = begin(mod, flags);
+	mutex_unlock(&module_mutex);
+	if (r < 0)
+		return r;
+	if (r == 1) {
+		teardown(mod);
+		kprintf("rmmod: %s: freed (its init had failed)\n", name);
+		return 0;
+	}
+	if (!(flags & RMMOD_NOWAIT)) {
+		if ((flags & RMMOD_FORCE) && mod->force != NULL) {
+			msg[0] = '\0';
+			r = mod->force(msg, sizeof(msg));
+			kprintf("rmmod: %s: forced: %s\n", mod->name,
+			        msg[0] ? msg : (r == 0 ? "ok" : "failed"));
+		}
+		if (mod->quiesce != NULL)
+			mod->quiesce();
+		r = wait_released(mod);
+		if (r != 0)
+			return r;
+	}
+	if (mod->exit != NULL)
+		mod->exit();
+	set_state(mod, MODULE_STATE_GONE);
+	teardown(mod);
+	if (!(flags & RMMOD_QUIET))
+		kprintf("rmmod: %s: unloaded after %u ms\n", name,
+		        (unsigned)(now_ms() - start));
+	return 0;
+}

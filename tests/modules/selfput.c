@@ -1,0 +1,71 @@
+/*
+ * selfput: the race of the 2003 thread, on purpose.  The module holds a
+ * reference to itself (taken in its own init, the one place that may).
+ * When rmmod starts waiting for it, quiesce starts a thread on another
+ * CPU that drops that last reference *from module text* and then goes on
+ * running module code for tail_ms: exactly "executing module code while
+ * the reference count is zero".
+ *
+ * It is safe only because the thread runs inside an RCU read-side
+ * section opened and closed in kernel text (module_guarded_thread), and
+ * rmmod waits for a grace period before it unmaps the module.  With
+ * rcu_skip_grace=1 the wait is gone, the code is unmapped under the
+ * thread's feet, and the use-after-unload detector must name it.
+ */
+#include <kernel/module.h>
+#include <kernel/printk.h>
+#include <kernel/sched.h>
+#include <kernel/timer.h>
+#include <kernel/errno.h>
+#include <kernel/x86.h>
+
+static int tail_ms = 300;
+MODULE_PARAM(tail_ms, INT, "ms of module code run after the last put");
+
+static void __attribute__((noinline)) selfput_tail(void *arg)
+{
+	uint64_t end;
+
+	(void)arg;
+	kprintf("selfput: cpu %d drops the last reference from module text\n",
+	        cpu_id());
+	module_put(THIS_MODULE);
+	end = now_ms() + (unsigned)tail_ms;
+	while (now_ms() < end)
+		cpu_relax();
+	kprintf("selfput: still in module text %d ms after the last put, "
+	        "returning\n",
+	        tail_ms);
+}
+
+static struct module_guarded_call tail_call = {selfput_tail, NULL};
+
+static void
+selfput_quiesce(void)
+{
+	int cpu = -1;
+
+	for (int i = 0; i < MAX_CPUS; i++)
+		if (i != cpu_id() && cpus[i].state == CPU_ONLINE)
+			cpu = i;
+	if (cpu < 0)
+		cpu = cpu_id();
+	if (thread_create("selfput", module_guarded_thread, &tail_call, cpu) ==
+	    NULL)
+		kprintf("selfput: cannot start the thread\n");
+}
+
+static int
+selfput_init(void)
+{
+	if (tail_ms < 0 || tail_ms > 10000)
+		return -EINVAL;
+	__module_get(THIS_MODULE);
+	kprintf("selfput: holding a reference to myself (refcount %d)\n",
+	        module_refcount(THIS_MODULE));
+	return 0;
+}
+
+module_init(selfput_init);
+MODULE_QUIESCE(selfput_quiesce);
+MODULE_DESCRIPTION("drops its own last reference and keeps running");
