@@ -1,13 +1,21 @@
 /*
  * The tag table (see memtag.h).  Tags are interned once and never removed,
  * so an index stays valid forever and the hot path is a pointer compare.
+ * Names are copied: a tag may come from a module, whose strings are
+ * unmapped when it is unloaded, while its counters stay in the table.
+ * Only names in the kernel image are remembered for the pointer compare.
  */
 #include <kernel/memtag.h>
 #include <kernel/spinlock.h>
 #include <kernel/string.h>
 #include <kernel/x86.h>
+#include <kernel/layout.h>
+
+#define MEMTAG_NAME_MAX 24
 
 static struct memtag tags[MAX_MEMTAGS] = {{.name = "other"}};
+static char names[MAX_MEMTAGS][MEMTAG_NAME_MAX];
+static const char *keys[MAX_MEMTAGS] = {"other"};
 static int ntags = 1;
 static DEFINE_SPINLOCK(memtag_lock);
 
@@ -18,15 +26,18 @@ memtag_index(const char *name)
 	uint32_t f;
 
 	for (i = 0; i < n; i++)
-		if (tags[i].name == name)
+		if (keys[i] == name)
 			return i;
 	f = spin_lock_irqsave(&memtag_lock);
 	for (i = 0; i < ntags; i++)
-		if (strcmp(tags[i].name, name) == 0)
+		if (strncmp(tags[i].name, name, MEMTAG_NAME_MAX - 1) == 0)
 			break;
 	if (i == ntags) {
 		if (ntags < MAX_MEMTAGS) {
-			tags[ntags].name = name;
+			strlcpy(names[ntags], name, MEMTAG_NAME_MAX);
+			tags[ntags].name = names[ntags];
+			if ((uintptr_t)name < MODULE_BASE)
+				keys[ntags] = name;
 			ntags++;
 		} else {
 			i = 0;
