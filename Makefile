@@ -35,7 +35,7 @@ HOSTCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. -MMD -MP
 
 # Every kernel source is found by directory, so adding a file needs no
 # Makefile edit.  Directories are layers: boot, core, then subsystems.
-KDIRS := boot kernel kernel/ktest modloader
+KDIRS := boot kernel kernel/ktest modloader drivers
 KSRCS := $(foreach d,$(KDIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
 KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
 
@@ -141,6 +141,10 @@ debug: deps all
 
 test: deps all iso
 	$(HOSTBIN)/modref-harness test -j $(JOBS) $(if $(TESTS),$(TESTS),tests/scenarios)
+
+bench:
+	@echo "bench: no benchmarks yet (the fast-path comparison of refmodes comes with the netdevice layer); see docs/status.md"
+	@exit 2
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
