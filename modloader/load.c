@@ -505,6 +505,14 @@ module_free(struct module *mod)
 
 /* ---- init -------------------------------------------------------------- */
 
+/* scripts/gdb-modref.py breaks here to load the module's symbols before
+ * its init runs, so a debugger user can break inside init. */
+__attribute__((noinline)) void
+modref_gdb_module_loaded(struct module *mod)
+{
+	__asm__ volatile("" : : "r"(mod) : "memory");
+}
+
 /* Called with module_mutex held; returns with it released. */
 static int
 do_init(struct load_info *li)
@@ -517,6 +525,7 @@ do_init(struct load_info *li)
 	mod->loaded_ms = now_ms();
 	list_add_tail(&mod->list, &modules);
 	mutex_unlock(&module_mutex);
+	modref_gdb_module_loaded(mod);
 
 	/* Without the mutex: init may load or look up other modules. */
 	if (mod->init != NULL) {

@@ -110,6 +110,7 @@ int module_load(const char *name, int argc, char **argv, char *modname,
 #define RMMOD_FORCE  2
 #define RMMOD_QUIET  4 /* no success line */
 int module_unload(const char *name, int flags);
+void modref_gdb_module_loaded(struct module *mod);
 /* Free everything of a module no longer on the list (after the grace
  * period): its image, its area, its kernel copies. */
 void module_free(struct module *mod);
