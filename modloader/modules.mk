@@ -73,7 +73,16 @@ $(MODOUT)/bad-machine.ko: $(MODOUT)/hello.ko
 	printf '\076\000' | dd of=$@.tmp bs=1 seek=18 conv=notrunc status=none
 	mv $@.tmp $@
 
-ALL_MODULES := $(TREE_MODULES) $(BAD_MODULES)
+# The documented out-of-tree example, built the external way (one .c,
+# one .ko, no tree rules) so tests/scenarios/modules-ext.scn can load it.
+EXT_EXAMPLE := $(MODOUT)/ext/hello_ext.ko
+$(EXT_EXAMPLE): docs/examples/hello-ext/hello_ext.c kernel/module.h
+	@mkdir -p $(dir $@)
+	@echo "  MOD     $@ (external example)"
+	@$(KCC) $(filter-out -MMD -MP,$(MOD_CFLAGS)) -DKBUILD_MODNAME='"hello_ext"' \
+		-c $< -o $@
+
+ALL_MODULES := $(TREE_MODULES) $(BAD_MODULES) $(EXT_EXAMPLE)
 
 # ---- out-of-tree: make modules M=dir ---------------------------------------
 ifneq ($(M),)
