@@ -53,6 +53,7 @@ init_thread(void *arg)
 {
 	(void)arg;
 	modules_init();
+	pci_init();
 	ktest_boot();
 	shell_main(NULL);
 }
