@@ -35,7 +35,7 @@ HOSTCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. -MMD -MP
 
 # Every kernel source is found by directory, so adding a file needs no
 # Makefile edit.  Directories are layers: boot, core, then subsystems.
-KDIRS := boot kernel kernel/ktest modloader drivers
+KDIRS := boot kernel kernel/ktest modloader drivers net
 KSRCS := $(foreach d,$(KDIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
 KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
 
@@ -109,6 +109,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # `host` and register what `make test` runs.
 -include tests/harness/harness.mk
 -include modloader/host.mk
+-include drivers/drivers.mk
 -include modloader/modules.mk
 
 # ---- ISO through GRUB ----------------------------------------------------------

@@ -22,6 +22,7 @@
 #include <kernel/module.h>
 #include <kernel/x86.h>
 #include <drivers/pci.h>
+#include <net/netdevice.h>
 
 extern char _kernel_end[];
 static struct thread idle0;
@@ -54,6 +55,7 @@ init_thread(void *arg)
 	(void)arg;
 	modules_init();
 	pci_init();
+	netdev_init();
 	ktest_boot();
 	shell_main(NULL);
 }

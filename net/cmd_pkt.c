@@ -1,0 +1,217 @@
+/*
+ * pkt: raw Ethernet frames from the console, for tests with a peer on the
+ * host (tests/net/rawpeer.c) and for traffic during load/unload cycles.
+ *
+ *   pkt send [-c N] DEV HEX         the frame given in hex, N times
+ *   pkt gen [-c N] DEV DST TYPE LEN  LEN-byte frames from DEV's MAC to
+ *                                    DST with EtherType TYPE; payload
+ *                                    byte i of frame k is (i + k) & 0xff
+ *   pkt dump on|off                  print every received frame:
+ *       pkt: rx DEV len N fnv HASH [HEX of the first 128 bytes]
+ *
+ * HASH is FNV-1a 32 over the whole frame, so a test can check a long
+ * frame byte for byte without printing all of it.
+ */
+#include <net/netdevice.h>
+#include <net/skbuff.h>
+#include <kernel/errno.h>
+#include <kernel/printk.h>
+#include <kernel/sched.h>
+#include <kernel/shell.h>
+#include <kernel/string.h>
+
+#define DUMP_MAX 128
+
+static uint32_t
+fnv1a(const uint8_t *p, unsigned n)
+{
+	uint32_t h = 0x811c9dc5;
+
+	for (unsigned i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x01000193;
+	return h;
+}
+
+static void
+dump_rx(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt)
+{
+	char hex[2 * DUMP_MAX + 1];
+	unsigned n = skb->len < DUMP_MAX ? skb->len : DUMP_MAX;
+
+	(void)pt;
+	for (unsigned i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", skb->data[i]);
+	hex[2 * n] = '\0';
+	kprintf("pkt: rx %s len %u fnv %08x %s\n", dev->name, skb->len,
+	        (unsigned)fnv1a(skb->data, skb->len), hex);
+}
+
+static struct packet_type dump_pt = {.type = 0, .func = dump_rx};
+static bool dumping;
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int
+parse_mac(const char *s, uint8_t mac[ETH_ALEN])
+{
+	for (int i = 0; i < ETH_ALEN; i++) {
+		int hi = hexval(s[0]), lo = hi < 0 ? -1 : hexval(s[1]);
+		if (lo < 0 || (i < 5 && s[2] != ':') || (i == 5 && s[2]))
+			return -EINVAL;
+		mac[i] = (uint8_t)(hi << 4 | lo);
+		s += 3;
+	}
+	return 0;
+}
+
+/* Send count frames built by fill(); reports the first error. */
+static int
+send_frames(const char *name, unsigned long count, unsigned len,
+            void (*fill)(uint8_t *p, unsigned len, unsigned long k,
+                         const void *arg, struct net_device *dev),
+            const void *arg)
+{
+	struct dev_tracker t;
+	struct net_device *dev = dev_get_by_name(name, &t, "pkt");
+	unsigned long sent = 0;
+	int r = 0;
+
+	if (dev == NULL)
+		return cmd_error("pkt", -ENODEV, "no device %s", name);
+	if (len < ETH_HLEN || len > dev->mtu + ETH_HLEN) {
+		dev_put_track(dev, &t);
+		return cmd_error("pkt", -EINVAL,
+		                 "%u bytes: a frame on %s is %u to %u bytes",
+		                 len, name, ETH_HLEN, dev->mtu + ETH_HLEN);
+	}
+	for (; sent < count; sent++) {
+		struct sk_buff *skb = netdev_alloc_skb(dev, len);
+		if (skb == NULL) {
+			r = -ENOMEM;
+			break;
+		}
+		fill(skb_put(skb, len), len, sent, arg, dev);
+		r = dev_queue_xmit(skb);
+		if (r == -EBUSY) { /* ring full: let it drain, try again */
+			r = 0;
+			if (msleep_interruptible(1) != 0) {
+				r = -EINTR;
+				break;
+			}
+		} else if (r < 0) {
+			break;
+		}
+	}
+	dev_put_track(dev, &t);
+	if (r < 0)
+		return cmd_error("pkt", r, "%s: %lu of %lu frame(s) sent", name,
+		                 sent, count);
+	kprintf("pkt: %s: sent %lu frame(s) of %u bytes\n", name, sent, len);
+	return 0;
+}
+
+static void
+fill_hex(uint8_t *p, unsigned len, unsigned long k, const void *arg,
+         struct net_device *dev)
+{
+	const char *hex = arg;
+
+	(void)k;
+	(void)dev;
+	for (unsigned i = 0; i < len; i++)
+		p[i] =
+		    (uint8_t)(hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
+}
+
+struct gen_arg {
+	uint8_t dst[ETH_ALEN];
+	uint16_t type;
+};
+
+static void
+fill_gen(uint8_t *p, unsigned len, unsigned long k, const void *arg,
+         struct net_device *dev)
+{
+	const struct gen_arg *g = arg;
+
+	memcpy(p, g->dst, ETH_ALEN);
+	memcpy(p + ETH_ALEN, dev->dev_addr, ETH_ALEN);
+	p[12] = (uint8_t)(g->type >> 8);
+	p[13] = (uint8_t)g->type;
+	for (unsigned i = ETH_HLEN; i < len; i++)
+		p[i] = (uint8_t)(i - ETH_HLEN + k);
+}
+
+static int
+cmd_pkt(int argc, char **argv)
+{
+	unsigned long count = 1, v;
+	int a = 2;
+
+	if (argc == 3 && strcmp(argv[1], "dump") == 0) {
+		bool on = strcmp(argv[2], "on") == 0;
+		if (!on && strcmp(argv[2], "off") != 0)
+			return cmd_usage("pkt");
+		if (on && !dumping)
+			dev_add_pack(&dump_pt);
+		else if (!on && dumping)
+			dev_remove_pack(&dump_pt);
+		dumping = on;
+		return 0;
+	}
+	if (argc < 2 ||
+	    (strcmp(argv[1], "send") != 0 && strcmp(argv[1], "gen") != 0))
+		return cmd_usage("pkt");
+	if (argc > 3 && strcmp(argv[2], "-c") == 0) {
+		if (parse_ulong(argv[3], &count) != 0 || count == 0 ||
+		    count > 1000000)
+			return cmd_error("pkt", -EINVAL,
+			                 "-c '%s': expected 1 to 1000000",
+			                 argv[3]);
+		a = 4;
+	}
+	if (strcmp(argv[1], "send") == 0) {
+		size_t n;
+		if (argc != a + 2)
+			return cmd_usage("pkt");
+		n = strlen(argv[a + 1]);
+		for (size_t i = 0; i < n; i++)
+			if (hexval(argv[a + 1][i]) < 0)
+				return cmd_error("pkt", -EINVAL,
+				                 "not hex at offset %u",
+				                 (unsigned)i);
+		if (n % 2 != 0)
+			return cmd_error("pkt", -EINVAL,
+			                 "odd number of hex digits");
+		return send_frames(argv[a], count, (unsigned)(n / 2), fill_hex,
+		                   argv[a + 1]);
+	}
+	if (argc != a + 4)
+		return cmd_usage("pkt");
+	struct gen_arg g;
+	if (parse_mac(argv[a + 1], g.dst) != 0)
+		return cmd_error("pkt", -EINVAL, "'%s' is not a MAC address",
+		                 argv[a + 1]);
+	if (parse_ulong(argv[a + 2], &v) != 0 || v > 0xffff)
+		return cmd_error("pkt", -EINVAL, "'%s' is not an EtherType",
+		                 argv[a + 2]);
+	g.type = (uint16_t)v;
+	if (parse_ulong(argv[a + 3], &v) != 0 || v > 65535)
+		return cmd_error("pkt", -EINVAL, "'%s' is not a length",
+		                 argv[a + 3]);
+	return send_frames(argv[a], count, (unsigned)v, fill_gen, &g);
+}
+COMMAND(pkt,
+        "pkt send [-c N] DEV HEX | pkt gen [-c N] DEV DST TYPE LEN | "
+        "pkt dump on|off",
+        "raw Ethernet frames: send, generate, print received ones", cmd_pkt);

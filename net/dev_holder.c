@@ -1,0 +1,125 @@
+/*
+ * Timed holders: references on a device that a kernel timer drops after
+ * a delay, ignoring NETDEV_UNREGISTER - a stand-in for a slow or leaky
+ * cache (the route or socket of the 2003 thread).  Tests and the netsim
+ * module use them to make unregister wait, and, in refmode=legacy, to
+ * drop the last reference after the driver module is gone: the timer and
+ * dev_put are kernel code, so the first module code reached is the
+ * device's destructor, which is exactly what the detector must name.
+ *
+ *   devhold DEV MS [N]     N references ("devhold"), dropped after MS
+ *   devhold -l             the pending ones
+ */
+#include <net/netdevice.h>
+#include "net/netdev_internal.h"
+#include <kernel/errno.h>
+#include <kernel/kmalloc.h>
+#include <kernel/printk.h>
+#include <kernel/shell.h>
+#include <kernel/spinlock.h>
+#include <kernel/string.h>
+#include <kernel/timer.h>
+
+#define HOLDER_TAG "devhold"
+
+struct timed_holder {
+	struct list_head link;
+	struct timer timer;
+	struct net_device *dev;
+	struct dev_tracker tracker;
+	char name[IFNAMSIZ];
+	uint64_t expires;
+};
+
+static DEFINE_SPINLOCK(holders_lock);
+static LIST_HEAD(holders);
+
+/* Timer context (interrupts off, boot CPU).  dev_put may free the device
+ * (or, in legacy mode, call its destructor) right here. */
+static void
+holder_expire(struct timer *t)
+{
+	struct timed_holder *h = t->data;
+	uint32_t f = spin_lock_irqsave(&holders_lock);
+
+	list_del_init(&h->link);
+	spin_unlock_irqrestore(&holders_lock, f);
+	dev_put_track(h->dev, &h->tracker);
+	kfree(h);
+}
+
+int
+netdev_hold_timed(struct net_device *dev, unsigned ms, const char *tag)
+{
+	struct timed_holder *h = kzalloc(sizeof(*h), HOLDER_TAG);
+	uint32_t f;
+
+	if (h == NULL)
+		return -ENOMEM;
+	h->dev = dev;
+	strlcpy(h->name, dev->name, sizeof(h->name));
+	h->expires = now_ms() + ms;
+	__dev_hold(dev, &h->tracker, tag != NULL ? tag : HOLDER_TAG,
+	           (uintptr_t)__builtin_return_address(0));
+	timer_init(&h->timer, holder_expire, h);
+	f = spin_lock_irqsave(&holders_lock);
+	list_add_tail(&h->link, &holders);
+	spin_unlock_irqrestore(&holders_lock, f);
+	timer_add(&h->timer, h->expires);
+	return 0;
+}
+EXPORT_SYMBOL(netdev_hold_timed);
+
+static int
+list_holders(void)
+{
+	struct timed_holder *h;
+	uint64_t now = now_ms();
+	uint32_t f = spin_lock_irqsave(&holders_lock);
+	int n = 0;
+
+	list_for_each_entry(h, &holders, link)
+	{
+		kprintf("devhold: %s released in %u ms\n", h->name,
+		        (unsigned)(h->expires > now ? h->expires - now : 0));
+		n++;
+	}
+	spin_unlock_irqrestore(&holders_lock, f);
+	if (n == 0)
+		kprintf("devhold: none pending\n");
+	return 0;
+}
+
+static int
+cmd_devhold(int argc, char **argv)
+{
+	unsigned long ms, n = 1;
+	struct dev_tracker t;
+	struct net_device *dev;
+	int r = 0;
+
+	if (argc == 2 && strcmp(argv[1], "-l") == 0)
+		return list_holders();
+	if (argc < 3 || argc > 4)
+		return cmd_usage("devhold");
+	if (parse_ulong(argv[2], &ms) != 0 || ms > 3600000)
+		return cmd_error("devhold", -EINVAL,
+		                 "'%s': expected 0 to 3600000 ms", argv[2]);
+	if (argc == 4 && (parse_ulong(argv[3], &n) != 0 || n < 1 || n > 64))
+		return cmd_error("devhold", -EINVAL,
+		                 "'%s': expected 1 to 64 references", argv[3]);
+	dev = dev_get_by_name(argv[1], &t, "devhold-cmd");
+	if (dev == NULL)
+		return cmd_error("devhold", -ENODEV, "no device %s", argv[1]);
+	for (unsigned long i = 0; i < n && r == 0; i++)
+		r = netdev_hold_timed(dev, (unsigned)ms, HOLDER_TAG);
+	dev_put_track(dev, &t);
+	if (r < 0)
+		return cmd_error("devhold", r, "%s: could not hold it",
+		                 argv[1]);
+	kprintf("devhold: %s: %lu reference(s) for %lu ms\n", argv[1], n, ms);
+	return 0;
+}
+COMMAND(devhold, "devhold DEV MS [N] | devhold -l",
+        "hold N references on DEV, dropped by a timer after MS (tests)",
+        cmd_devhold);

@@ -1,0 +1,91 @@
+/*
+ * rmmod of a driver module whose devices are still referenced.
+ *
+ * A driver module puts NETDEV_MODULE_HOOKS() in its source, which wires
+ * the module's quiesce, can_unload and resume hooks to the functions
+ * below.  rmmod (modloader/unload.c) then does, for the module's devices:
+ *
+ *   quiesce     the first half of unregister_netdev: close, unlist,
+ *               NETDEV_UNREGISTER (caches drop their references)
+ *   can_unload  called every 10 ms while rmmod waits: -EBUSY while a
+ *               device has references beyond its base; prints
+ *               "unregister_netdev: waiting for eth0 to become free.
+ *               Usage count = N" with the holders once a second, and
+ *               re-sends NETDEV_UNREGISTER
+ *   resume      Ctrl-C: the rollback - every device listed again under
+ *               its name and index, NETDEV_REGISTER, reopened if it was
+ *               up.  The module is LIVE again and fully working.
+ *
+ * Only once every device is free does the module's exit run; its remove
+ * path calls unregister_netdev, which finds the device already unlisted
+ * and free and just finishes.  So an unregister is either completed or
+ * rolled back, never left half done.
+ *
+ * refmode=owner uses the same path; there the module's own count also
+ * holds rmmod back (every dev_hold is a module reference).  refmode=legacy
+ * does not wait at all (can_unload says yes at once): the 2.5.68 bug.
+ * refmode=pinned never gets here: rmmod refuses first.
+ */
+#include <net/netdevice.h>
+#include "net/netdev_internal.h"
+#include <kernel/errno.h>
+#include <kernel/module.h>
+#include <kernel/string.h>
+
+void
+netdev_module_quiesce(struct module *mod)
+{
+	rtnl_lock();
+	for (struct list_head *p = netdev_list.next; p != &netdev_list;) {
+		struct net_device *d =
+		    list_entry(p, struct net_device, dev_list);
+		p = p->next;
+		if (d->owner == mod && d->reg_state == NETREG_REGISTERED)
+			netdev_unregister_begin(d);
+	}
+	rtnl_unlock();
+}
+EXPORT_SYMBOL(netdev_module_quiesce);
+
+int
+netdev_module_can_unload(struct module *mod, char *why, size_t size)
+{
+	struct net_device *d;
+	int busy = 0, off = 0;
+
+	if (netdev_refmode == REFMODE_LEGACY)
+		return 0;
+	rtnl_lock();
+	list_for_each_entry(d, &netdev_unreg_list, unreg_link)
+	{
+		int n;
+
+		if (d->owner != mod)
+			continue;
+		n = netdev_refcnt_settled(d);
+		if (n <= 1)
+			continue;
+		netdev_wait_report(d);
+		busy++;
+		if ((size_t)off < size)
+			off += snprintf(why + off, size - (size_t)off,
+			                "%s%s usage count %d",
+			                busy > 1 ? ", " : "", d->name, n);
+	}
+	rtnl_unlock();
+	return busy ? -EBUSY : 0;
+}
+EXPORT_SYMBOL(netdev_module_can_unload);
+
+void
+netdev_module_resume(struct module *mod)
+{
+	struct net_device *d, *n;
+
+	rtnl_lock();
+	list_for_each_entry_safe(d, n, &netdev_unreg_list,
+	                         unreg_link) if (d->owner == mod)
+	    netdev_unregister_abort(d);
+	rtnl_unlock();
+}
+EXPORT_SYMBOL(netdev_module_resume);
