@@ -10,8 +10,19 @@
 #include <kernel/string.h>
 #include <kernel/errno.h>
 #include <kernel/cpu.h>
+#include <kernel/module.h>
 
-extern struct command __commands_start[], __commands_end[];
+
+static void
+help_line(const struct command *c, void *arg)
+{
+	(void)arg;
+	if (c->owner != NULL)
+		kprintf("  %-34s %s [%s]\n", c->usage, c->help,
+			module_name(c->owner));
+	else
+		kprintf("  %-34s %s\n", c->usage, c->help);
+}
 
 static int
 cmd_help(int argc, char **argv)
@@ -24,8 +35,7 @@ cmd_help(int argc, char **argv)
 		kprintf("usage: %s\n  %s\n", c->usage, c->help);
 		return 0;
 	}
-	for (struct command *c = __commands_start; c < __commands_end; c++)
-		kprintf("  %-34s %s\n", c->usage, c->help);
+	command_for_each(help_line, NULL);
 	return 0;
 }
 COMMAND(help, "help [COMMAND]", "list commands, or describe one", cmd_help);

@@ -102,7 +102,7 @@ EXPORT_SYMBOL(nr_online_cpus);
 EXPORT_SYMBOL(smp_call_on_cpu);
 
 /* Console commands and in-kernel tests a module may add. */
-EXPORT_SYMBOL(command_register);
+EXPORT_SYMBOL(__command_register);
 EXPORT_SYMBOL(command_unregister);
 EXPORT_SYMBOL(cmd_error);
 EXPORT_SYMBOL(cmd_usage);

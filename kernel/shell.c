@@ -21,9 +21,10 @@ static LIST_HEAD(dynamic_commands);
 static DEFINE_SPINLOCK(commands_lock);
 
 void
-command_register(struct command *c)
+__command_register(struct command *c, struct module *owner)
 {
 	uint32_t f = spin_lock_irqsave(&commands_lock);
+	c->owner = owner;
 	list_add_tail(&c->link, &dynamic_commands);
 	spin_unlock_irqrestore(&commands_lock, f);
 }
@@ -36,24 +37,59 @@ command_unregister(struct command *c)
 	spin_unlock_irqrestore(&commands_lock, f);
 }
 
-const struct command *
-command_find(const char *name)
+/* Look a command up; for a module's command, also take a reference on
+ * its owner under the list lock, so the module cannot finish unloading
+ * between the lookup and the call.  -ESRCH: its module is unloading. */
+static const struct command *
+command_get(const char *name, int *err)
 {
 	struct command *c;
 	uint32_t f;
 
+	*err = 0;
 	for (c = __commands_start; c < __commands_end; c++)
 		if (strcmp(c->name, name) == 0)
 			return c;
 	f = spin_lock_irqsave(&commands_lock);
 	list_for_each_entry(c, &dynamic_commands, link) {
 		if (strcmp(c->name, name) == 0) {
+			if (!try_module_get(c->owner)) {
+				*err = -ESRCH;
+				c = NULL;
+			}
 			spin_unlock_irqrestore(&commands_lock, f);
 			return c;
 		}
 	}
 	spin_unlock_irqrestore(&commands_lock, f);
+	*err = -ENOENT;
 	return NULL;
+}
+
+const struct command *
+command_find(const char *name)
+{
+	const struct command *c;
+	int err;
+
+	c = command_get(name, &err);
+	if (c != NULL && c->owner != NULL)
+		module_put(c->owner);
+	return c;
+}
+
+void
+command_for_each(void (*fn)(const struct command *c, void *arg), void *arg)
+{
+	struct command *c;
+	uint32_t f;
+
+	for (c = __commands_start; c < __commands_end; c++)
+		fn(c, arg);
+	f = spin_lock_irqsave(&commands_lock);
+	list_for_each_entry(c, &dynamic_commands, link)
+		fn(c, arg);
+	spin_unlock_irqrestore(&commands_lock, f);
 }
 
 int
@@ -116,7 +152,13 @@ shell_run_line(char *line)
 	if (argc == 0)
 		return 0;
 	argv[argc] = NULL;
-	c = command_find(argv[0]);
+	c = command_get(argv[0], &ret);
+	if (ret == -ESRCH) {
+		kprintf("shell: ESRCH: command '%s' belongs to a module that is "
+			"being unloaded\n",
+			argv[0]);
+		return ret;
+	}
 	if (c == NULL) {
 		kprintf("shell: ENOENT: unknown command '%s' (try 'help')\n",
 			argv[0]);
@@ -127,6 +169,8 @@ shell_run_line(char *line)
 	ret = c->fn(argc, argv);
 	console_set_foreground(NULL);
 	clear_signal();
+	if (c->owner != NULL)
+		module_put(c->owner);
 	return ret;
 }
 

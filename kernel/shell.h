@@ -9,6 +9,7 @@
 #define KERNEL_SHELL_H
 
 #include <kernel/list.h>
+#include <kernel/module.h>
 
 #define SHELL_MAX_ARGS 16
 
@@ -18,21 +19,29 @@ struct command {
 	const char *help;
 	int (*fn)(int argc, char **argv);
 	struct list_head link; /* for run-time registration only */
+	struct module *owner;  /* set by command_register */
 };
 
 #define COMMAND(n, u, h, f)                                                    \
 	static struct command __command_##n                                    \
 		__attribute__((section(".commands"), used, aligned(4))) = {    \
-			#n, u, h, f, {0, 0}}
+			#n, u, h, f, {0, 0}, NULL}
 
 int cmd_error(const char *cmd, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Print "usage: <usage line>" for the command and return -EINVAL. */
 int cmd_usage(const char *cmd);
 
-void command_register(struct command *c);
+/* A module's commands are owned by it: the shell takes a reference on
+ * the owner for as long as the command runs (the owner rule), and a
+ * command whose module is being unloaded cannot start. */
+void __command_register(struct command *c, struct module *owner);
+#define command_register(c) __command_register((c), THIS_MODULE)
 void command_unregister(struct command *c);
 const struct command *command_find(const char *name);
+/* Visit every command, built-in then registered (fn must not sleep). */
+void command_for_each(void (*fn)(const struct command *c, void *arg),
+		      void *arg);
 
 /* Run one line as if typed (used by boot-time hooks and tests). */
 int shell_run_line(char *line);

@@ -96,8 +96,10 @@ cmd_busy(int argc, char **argv)
 	return 0;
 }
 
-static struct command busy_cmd = {
-    "busy", "busy [add N]", "state of the busy test module", cmd_busy, {0, 0}};
+static struct command busy_cmd = {.name = "busy",
+                                  .usage = "busy [add N]",
+                                  .help = "state of the busy test module",
+                                  .fn = cmd_busy};
 
 static int
 busy_init(void)
