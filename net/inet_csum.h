@@ -1,0 +1,45 @@
+/*
+ * The Internet checksum (RFC 1071): the 16-bit one's complement of the
+ * one's complement sum of the data taken as big-endian 16-bit words, an
+ * odd last byte padded with a zero byte.
+ *
+ * A checksum over several pieces is built from partial sums:
+ *
+ *   sum = inet_csum_pseudo(src, dst, IP_PROTO_UDP, len);
+ *   sum = inet_csum_add(sum, udp, len);
+ *   put_be16(udp + 6, inet_csum_fold(sum));
+ *
+ * Every piece but the last must have an even length (a piece of odd
+ * length would shift the byte pairing of the next one).  A packet whose
+ * checksum field is correct sums, field included, to inet_csum_fold() 0.
+ */
+#ifndef NET_INET_CSUM_H
+#define NET_INET_CSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Adds len bytes to a partial sum (start with 0); the result is folded
+ * to at most 17 bits, so calls can be chained without overflow. */
+uint32_t inet_csum_add(uint32_t sum, const void *data, size_t len);
+
+/* Folds the carries of a partial sum and complements it: the value to
+ * store, in host order, in the checksum field. */
+uint16_t inet_csum_fold(uint32_t sum);
+
+/* inet_csum_fold(inet_csum_add(0, data, len)). */
+uint16_t inet_csum(const void *data, size_t len);
+
+/* The partial sum of the IPv4 pseudo-header that UDP and TCP checksums
+ * cover (RFC 768 "Fields"): source, destination, zero, protocol, and
+ * the upper-layer length. */
+uint32_t inet_csum_pseudo(uint32_t src, uint32_t dst, uint8_t proto,
+                          uint16_t len);
+
+/* Incremental update (RFC 1624, eqn. 3: HC' = ~(~HC + ~m + m')) of a
+ * stored checksum when a 16-bit or 32-bit field of the covered data
+ * changes from old to new; e.g. a TTL decrement or an address rewrite. */
+uint16_t inet_csum_update16(uint16_t csum, uint16_t old, uint16_t new_);
+uint16_t inet_csum_update32(uint16_t csum, uint32_t old, uint32_t new_);
+
+#endif /* NET_INET_CSUM_H */

@@ -1,0 +1,68 @@
+/*
+ * What the pure protocol layer (the *_proto.c, *_hdr.c, *_fsm.c files,
+ * neigh_fsm.c, route_table.c, net_drop.c) needs from a C library, and
+ * nothing more: memcpy/memset/memcmp, errno values and big-endian loads
+ * and stores.  The same files build freestanding for the kernel (where
+ * kernel/string.h supplies the mem* functions) and hosted for the unit
+ * tests and the fuzzer (where libc does).
+ *
+ * Conventions of the whole layer:
+ *  - IPv4 addresses are uint32_t in host byte order (10.0.2.15 is
+ *    0x0a00020f); only the wire bytes are big-endian.
+ *  - Packets are (const uint8_t *, size_t) views; no function keeps a
+ *    pointer into a buffer after it returns, except the payload views it
+ *    fills in, which point into the caller's buffer.
+ *  - Parsers return enum net_drop (NET_DROP_NONE, zero, when the input is
+ *    accepted); builders return the number of bytes written or -errno.
+ *  - Time is a uint64_t count of milliseconds supplied by the caller.
+ */
+#ifndef NET_PROTO_LIB_H
+#define NET_PROTO_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if __STDC_HOSTED__
+#include <errno.h>
+#include <string.h>
+#else
+#include "kernel/errno.h"
+#include "kernel/string.h"
+#endif
+
+static inline uint16_t
+get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t
+get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static inline void
+put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void
+put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* IPv4 address literal in host order: IP4(10, 0, 2, 15). */
+#define IP4(a, b, c, d)                                                        \
+	((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 |      \
+	 (uint32_t)(d))
+
+#endif /* NET_PROTO_LIB_H */
