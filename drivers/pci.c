@@ -418,3 +418,26 @@ pci_unregister_driver(struct pci_driver *drv)
 	list_del_init(&drv->link);
 	mutex_unlock(&pci_mutex);
 }
+
+EXPORT_SYMBOL(pci_read8);
+EXPORT_SYMBOL(pci_read16);
+EXPORT_SYMBOL(pci_read32);
+EXPORT_SYMBOL(pci_write8);
+EXPORT_SYMBOL(pci_write16);
+EXPORT_SYMBOL(pci_write32);
+EXPORT_SYMBOL(pci_enable_device);
+EXPORT_SYMBOL(pci_disable_device);
+EXPORT_SYMBOL(pci_set_master);
+EXPORT_SYMBOL(pci_clear_master);
+EXPORT_SYMBOL(pci_iomap);
+EXPORT_SYMBOL(pci_find_capability);
+EXPORT_SYMBOL(pci_register_driver);
+EXPORT_SYMBOL(pci_unregister_driver);
+
+/* What PCI drivers need from the core and nobody else exports: their
+ * interrupt line, and physically contiguous pages for DMA. */
+#include <kernel/page_alloc.h>
+EXPORT_SYMBOL(irq_register);
+EXPORT_SYMBOL(irq_unregister);
+EXPORT_SYMBOL(alloc_pages);
+EXPORT_SYMBOL(free_pages);
