@@ -8,6 +8,7 @@
 #include <kernel/module.h>
 #include <kernel/console.h>
 #include <kernel/errno.h>
+#include <kernel/irq.h>
 #include <kernel/kmalloc.h>
 #include <kernel/ktest.h>
 #include <kernel/mutex.h>
@@ -30,6 +31,9 @@ EXPORT_SYMBOL(kprintf);
 EXPORT_SYMBOL(panic);
 EXPORT_SYMBOL(backtrace);
 EXPORT_SYMBOL(errno_name);
+/* Fault-tolerant access, for modules that test their own protections. */
+EXPORT_SYMBOL(probe_read32);
+EXPORT_SYMBOL(probe_write32);
 
 /* Library (GCC may also emit calls to the mem* functions by itself). */
 EXPORT_SYMBOL(memcpy);

@@ -7,20 +7,43 @@
 #include <kernel/module.h>
 #include <kernel/printk.h>
 #include <kernel/shell.h>
+#include <kernel/irq.h>
+#include <kernel/errno.h>
+#include <kernel/string.h>
 
 static bool quiet;
 MODULE_PARAM(quiet, BOOL, "print nothing (for load/unload loops)");
 
+static volatile uint32_t hello_data = 1;
+static int hello_init(void);
+
+/* "hello poke": the loader maps a module's text read-only once it is
+ * relocated, while its data stays writable. */
+static int
+hello_poke(void)
+{
+	int text = probe_write32((void *)(uintptr_t)hello_init, 0xcccccccc);
+	int data = probe_write32((void *)&hello_data, 2);
+
+	kprintf("hello: write to own text: %s\n",
+	        text == 0 ? "ok" : errno_name(text));
+	kprintf("hello: write to own data: %s\n",
+	        data == 0 ? "ok" : errno_name(data));
+	return 0;
+}
+
 static int
 cmd_hello(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "poke") == 0)
+		return hello_poke();
 	kprintf("hello: command running, refcount %d\n",
 	        module_refcount(THIS_MODULE));
 	return 0;
 }
 
 static struct command hello_cmd = {.name = "hello",
-                                   .usage = "hello",
+                                   .usage = "hello [poke]",
                                    .help = "say hello from the hello module",
                                    .fn = cmd_hello};
 
