@@ -522,6 +522,7 @@ cmd_run(int argc, char **argv)
 			break;
 		case 'g':
 			q.gdb_port = atoi(optarg);
+			q.gdb_halt = true;
 			if (q.gdb_port < 1 || q.gdb_port > 65535)
 				usage();
 			break;

@@ -90,9 +90,10 @@ qemu_build_argv(const struct qemu_config *q, struct argv *a, char *err,
 		argv_add(a, "none");
 	}
 	if (q->gdb_port > 0) {
-		argv_add(a, "-S");
+		if (q->gdb_halt)
+			argv_add(a, "-S");
 		argv_add(a, "-gdb");
-		argv_addf(a, "tcp::%d", q->gdb_port);
+		argv_addf(a, "tcp:127.0.0.1:%d", q->gdb_port);
 	}
 	return 0;
 }

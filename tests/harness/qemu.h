@@ -28,11 +28,14 @@ struct qemu_config {
 	char *const *modules;
 	int nmodules;
 	int gdb_port;     /* 0: no gdb stub */
+	bool gdb_halt;    /* start halted, waiting for gdb (-S) */
 	bool interactive; /* serial+monitor on the terminal, Ctrl-A X */
 	const struct hostfwd *fwd;
 	const int *fwd_host_port; /* chosen host ports, parallel to fwd */
 	int nfwd;
 	const char *pcap_prefix; /* NULL: no packet capture */
+	/* net dgram: per NIC slot, QEMU's UDP port and the peer's. */
+	int dgram_port[2][2];
 };
 
 /* Returns 0, or -1 with a message in err (e.g. cmdline with ISO boot). */

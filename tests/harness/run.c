@@ -71,6 +71,18 @@ run_var(const char *name, void *ctx)
 		if (strcmp(name, port) == 0)
 			return R->ports[i];
 	}
+	if (R->s->gdbstub && strcmp(name, "GDBPORT") == 0)
+		return R->gdbport;
+	for (int n = 0; n < 2; n++) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "NET%d_QEMU", n);
+		if (strcmp(name, v) == 0)
+			return R->dgram[n][0][0] ? R->dgram[n][0] : "0";
+		snprintf(v, sizeof(v), "NET%d_PEER", n);
+		if (strcmp(name, v) == 0)
+			return R->dgram[n][1][0] ? R->dgram[n][1] : "0";
+	}
 	return NULL;
 }
 
@@ -415,11 +427,11 @@ static int
 start_qemu(struct run *R)
 {
 	const struct script *s = R->s;
-	int host_ports[SCRIPT_MAX_FWD];
+	int host_ports[SCRIPT_MAX_FWD], dgram_port[2][2] = {{0, 0}, {0, 0}};
 	struct qemu_config q;
 	char err[512], *pcap = NULL, *cmd;
 	struct argv a;
-	int in, out, rc;
+	int in, out, rc, gdb_port = 0;
 
 	for (int i = 0; i < s->nfwd; i++) {
 		host_ports[i] = pick_free_port(s->fwd[i].proto);
@@ -428,6 +440,26 @@ start_qemu(struct run *R)
 			return -1;
 		}
 		snprintf(R->ports[i], sizeof(R->ports[i]), "%d", host_ports[i]);
+	}
+	if (s->gdbstub) {
+		gdb_port = pick_free_port(FWD_TCP);
+		if (gdb_port < 0) {
+			run_fail(R, "gdbstub: no free host port");
+			return -1;
+		}
+		snprintf(R->gdbport, sizeof(R->gdbport), "%d", gdb_port);
+	}
+	for (int n = 0; R->prof->net == NET_DGRAM && n < 2; n++) {
+		for (int k = 0; k < 2; k++) {
+			int p = pick_free_port(FWD_UDP);
+			if (p < 0) {
+				run_fail(R, "net dgram: no free UDP port");
+				return -1;
+			}
+			snprintf(R->dgram[n][k], sizeof(R->dgram[n][k]), "%d",
+			         p);
+			dgram_port[n][k] = p;
+		}
 	}
 	if (s->pcap)
 		pcap = xasprintf("%.*s", (int)strlen(R->log_path) - 4,
@@ -442,7 +474,9 @@ start_qemu(struct run *R)
 	                         .fwd = s->fwd,
 	                         .fwd_host_port = host_ports,
 	                         .nfwd = s->nfwd,
-	                         .pcap_prefix = pcap};
+	                         .pcap_prefix = pcap,
+	                         .gdb_port = gdb_port};
+	memcpy(q.dgram_port, dgram_port, sizeof(q.dgram_port));
 	rc = qemu_build_argv(&q, &a, err, sizeof(err));
 	free(pcap);
 	if (rc < 0) {

@@ -143,8 +143,9 @@ compile(struct parser *p, struct directive *d, const char *dir, const char *src)
 static bool
 known_var(struct parser *p, const char *name)
 {
-	static const char *const fixed[] = {"PROFILE", "SMP", "MEM", "NIC",
-	                                    "BOOT"};
+	static const char *const fixed[] = {
+	    "PROFILE",   "SMP",       "MEM",       "NIC",      "BOOT",
+	    "NET0_QEMU", "NET0_PEER", "NET1_QEMU", "NET1_PEER"};
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (strcmp(name, fixed[i]) == 0)
@@ -156,7 +157,7 @@ known_var(struct parser *p, const char *name)
 		if (strcmp(name, port) == 0)
 			return true;
 	}
-	return false;
+	return p->s->gdbstub && strcmp(name, "GDBPORT") == 0;
 }
 
 static const char *
@@ -390,6 +391,11 @@ parse_line(struct parser *p, char *line)
 		s->needs_qemu = true;
 		return parse_hostfwd(p, args);
 	}
+	if (strcmp(dir, "gdbstub") == 0) {
+		s->gdbstub = true;
+		s->needs_qemu = true;
+		return no_args(p, dir, args);
+	}
 	if (strcmp(dir, "pcap") == 0) {
 		s->pcap = true;
 		return no_args(p, dir, args);
@@ -535,7 +541,7 @@ expand_vars(const char *text,
 			snprintf(
 			    err, errlen,
 			    "unknown variable '${%s}' (PROFILE SMP MEM NIC "
-			    "BOOT, PORTn after hostfwd)",
+			    "BOOT, PORTn after hostfwd, GDBPORT after gdbstub)",
 			    name);
 			free(name);
 			sb_free(&sb);

@@ -57,6 +57,7 @@ struct script {
 	struct hostfwd fwd[SCRIPT_MAX_FWD];
 	int nfwd;
 	bool pcap;
+	bool gdbstub; /* QEMU gdb stub on a free port: ${GDBPORT} */
 	bool needs_qemu;    /* has kernel directives */
 	bool expects_panic; /* says `exit panic` */
 	struct directive *d;

@@ -112,13 +112,21 @@ qemu_interactive(void)
 {
 	char err[512], *s;
 	struct profile p;
-	struct qemu_config q = {.interactive = true, .gdb_port = 1234};
+	struct qemu_config q = {
+	    .interactive = true, .gdb_port = 1234, .gdb_halt = true};
 
 	profile_defaults(&p, "t");
 	s = build(&q, &p, err);
 	CHECK(s != NULL);
-	CHECK_HAS(s, " -serial mon:stdio -S -gdb tcp::1234");
+	CHECK_HAS(s, " -serial mon:stdio -S -gdb tcp:127.0.0.1:1234");
 	CHECK(strstr(s, "-monitor none") == NULL);
+	free(s);
+	/* A test's gdb stub (directive gdbstub) must not halt the boot. */
+	q = (struct qemu_config){.gdb_port = 5555};
+	s = build(&q, &p, err);
+	CHECK(s != NULL);
+	CHECK_HAS(s, " -gdb tcp:127.0.0.1:5555");
+	CHECK(strstr(s, " -S ") == NULL);
 	free(s);
 }
 
