@@ -110,6 +110,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 -include tests/harness/harness.mk
 -include modloader/host.mk
 -include drivers/drivers.mk
+-include tests/net/net.mk
 -include modloader/modules.mk
 
 # ---- ISO through GRUB ----------------------------------------------------------

@@ -29,8 +29,9 @@ struct host {
 static void
 exec_child(struct run *R, const char *cmd, int out, int err, pid_t parent)
 {
-	static const char *const vars[] = {"PROFILE", "SMP", "MEM", "NIC",
-	                                   "BOOT"};
+	static const char *const vars[] = {
+	    "PROFILE",   "SMP",       "MEM",       "NIC",      "BOOT",
+	    "NET0_QEMU", "NET0_PEER", "NET1_QEMU", "NET1_PEER"};
 	int null = open("/dev/null", O_RDONLY);
 
 	setpgid(0, 0);

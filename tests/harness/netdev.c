@@ -1,7 +1,8 @@
 /*
- * Network arguments for QEMU: one netdev backend per NIC, host port
- * forwards and packet capture.  New backends (dgram, socket) and options
- * such as tftp=DIR belong in backend_args(); the NIC side does not change.
+ * Network arguments for QEMU: one netdev backend per NIC (user, dgram),
+ * host port forwards and packet capture.  New backends (dgram, socket) and
+ * options such as tftp=DIR belong in backend_args(); the NIC side does not
+ * change.
  */
 #include "tests/harness/qemu.h"
 
@@ -28,6 +29,15 @@ backend_args(const struct qemu_config *q, struct argv *a, int slot, bool first)
 			sb_addf(&sb, ",hostfwd=%s:127.0.0.1:%d-:%d",
 			        q->fwd[i].proto == FWD_UDP ? "udp" : "tcp",
 			        q->fwd_host_port[i], q->fwd[i].guest_port);
+		break;
+	case NET_DGRAM:
+		/* Each frame is one UDP datagram between QEMU's port and the
+		 * peer's (a host tool in tests/net/), both on loopback. */
+		sb_addf(&sb,
+		        "dgram,id=n%d,local.type=inet,local.host=127.0.0.1,"
+		        "local.port=%d,remote.type=inet,remote.host=127.0.0.1,"
+		        "remote.port=%d",
+		        slot, q->dgram_port[slot][0], q->dgram_port[slot][1]);
 		break;
 	case NET_NONE:
 		sb_free(&sb);

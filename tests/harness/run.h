@@ -41,7 +41,7 @@ struct run {
 	struct console con;
 	int64_t deadline; /* end of the whole-run limit */
 	char ports[SCRIPT_MAX_FWD][16];
-	char dgram[2][2][8]; /* NETn_QEMU, NETn_PEER ("0" unless dgram) */
+	char dgram[2][2][16]; /* NETn_QEMU, NETn_PEER ("0" unless dgram) */
 	char gdbport[16];
 	char *fail; /* the first failure, NULL while all is well */
 	char *skip; /* why the run could not happen, if not a failure */

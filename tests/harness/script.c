@@ -541,7 +541,8 @@ expand_vars(const char *text,
 			snprintf(
 			    err, errlen,
 			    "unknown variable '${%s}' (PROFILE SMP MEM NIC "
-			    "BOOT, PORTn after hostfwd, GDBPORT after gdbstub)",
+			    "BOOT NETn_QEMU NETn_PEER, PORTn after hostfwd, "
+			    "GDBPORT after gdbstub)",
 			    name);
 			free(name);
 			sb_free(&sb);
