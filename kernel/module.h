@@ -183,6 +183,16 @@ struct module *module_get_by_name(const char *name);
 /* The module whose image contains addr, or NULL (no reference taken). */
 struct module *module_by_addr(uintptr_t addr);
 
+/* Policy hooks for layers above the module loader (set once at boot):
+ *  - module_unload_policy: rmmod asks it first; nonzero (a -errno, with
+ *    a reason in why) refuses the unload at once (refmode=pinned: EPERM).
+ *  - refs_show_hook: `refs NAME` shows a non-module object (a network
+ *    device) if it returns 0; -ENOENT if it has none of that name.  NULL
+ *    name: show all of them after the modules. */
+extern int (*module_unload_policy)(struct module *mod, char *why,
+				   size_t size);
+extern int (*refs_show_hook)(const char *name);
+
 /* Boot: pre-allocate the module area's page tables, register hooks. */
 void modules_init(void);
 

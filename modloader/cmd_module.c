@@ -243,6 +243,8 @@ COMMAND(modinfo, "modinfo NAME",
 
 /* ---- refs --------------------------------------------------------------- */
 
+int (*refs_show_hook)(const char *name);
+
 static void
 refs_one(struct module *mod)
 {
@@ -272,6 +274,9 @@ cmd_refs(int argc, char **argv)
 
 	if (argc > 2)
 		return cmd_usage("refs");
+	/* A network device of that name (refs_show_hook) comes first. */
+	if (argc == 2 && refs_show_hook != NULL && refs_show_hook(argv[1]) == 0)
+		return 0;
 	modules_lazy_init();
 	mutex_lock(&module_mutex);
 	if (argc == 1) {
@@ -279,12 +284,15 @@ cmd_refs(int argc, char **argv)
 	} else if ((mod = module_find(argv[1])) != NULL) {
 		refs_one(mod);
 	} else {
-		r = mod_error("refs", argv[1], -ENOENT, "no such module");
+		r = mod_error("refs", argv[1], -ENOENT,
+		              "no such module or device");
 	}
 	mutex_unlock(&module_mutex);
+	if (argc == 1 && refs_show_hook != NULL)
+		refs_show_hook(NULL);
 	return r;
 }
-COMMAND(refs, "refs [MODULE]",
+COMMAND(refs, "refs [MODULE|DEV]",
         "reference counts and holders of a module (or of all)", cmd_refs);
 
 /* ---- modcycle ------------------------------------------------------------ */

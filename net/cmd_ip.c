@@ -136,24 +136,35 @@ find_any(const char *name)
 	return NULL;
 }
 
-int
-netdev_refs_show(const char *name)
+static void
+refs_one(struct net_device *d)
 {
-	struct net_device *d;
-
-	rtnl_lock();
-	d = find_any(name);
-	if (d == NULL) {
-		rtnl_unlock();
-		return -ENOENT;
-	}
 	kprintf("%s: usage count %d (1 is the registration), %s, refmode %s, "
 	        "%s counters, driver %s\n",
 	        d->name, netdev_refcnt_read(d), reg_state_name(d->reg_state),
 	        netdev_refmode_name(), d->pcpu_refs ? "per-CPU" : "atomic",
 	        module_name(d->owner));
 	netdev_print_holders(d, "    ");
+}
+
+/* NULL: every device, registered or being unregistered. */
+int
+netdev_refs_show(const char *name)
+{
+	struct net_device *d;
+
+	rtnl_lock();
+	if (name == NULL) {
+		list_for_each_entry(d, &netdev_list, dev_list) refs_one(d);
+		list_for_each_entry(d, &netdev_unreg_list, unreg_link)
+		    refs_one(d);
+		rtnl_unlock();
+		return 0;
+	}
+	d = find_any(name);
+	if (d != NULL)
+		refs_one(d);
 	rtnl_unlock();
-	return 0;
+	return d != NULL ? 0 : -ENOENT;
 }
 EXPORT_SYMBOL(netdev_refs_show);

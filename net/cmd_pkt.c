@@ -2,8 +2,9 @@
  * pkt: raw Ethernet frames from the console, for tests with a peer on the
  * host (tests/net/rawpeer.c) and for traffic during load/unload cycles.
  *
- *   pkt send [-c N] DEV HEX         the frame given in hex, N times
- *   pkt gen [-c N] DEV DST TYPE LEN  LEN-byte frames from DEV's MAC to
+ *   pkt send [-c N] [-w MS] DEV HEX   the frame given in hex, N times,
+ *                                     after waiting MS ms
+ *   pkt gen [-c N] [-w MS] DEV DST TYPE LEN  LEN-byte frames from DEV's MAC to
  *                                    DST with EtherType TYPE; payload
  *                                    byte i of frame k is (i + k) & 0xff
  *   pkt dump on|off                  print every received frame:
@@ -47,6 +48,7 @@ dump_rx(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt)
 }
 
 static struct packet_type dump_pt = {.type = 0, .func = dump_rx};
+static unsigned wait_ms; /* -w: pause before the first frame */
 static bool dumping;
 
 static int
@@ -88,13 +90,18 @@ send_frames(const char *name, unsigned long count, unsigned len,
 
 	if (dev == NULL)
 		return cmd_error("pkt", -ENODEV, "no device %s", name);
+	/* Lets a host tool start listening after the command was typed. */
+	if (wait_ms != 0 && msleep_interruptible(wait_ms) != 0) {
+		dev_put_track(dev, &t);
+		return cmd_error("pkt", -EINTR, "interrupted before sending");
+	}
 	if (len < ETH_HLEN || len > dev->mtu + ETH_HLEN) {
 		dev_put_track(dev, &t);
 		return cmd_error("pkt", -EINVAL,
 		                 "%u bytes: a frame on %s is %u to %u bytes",
 		                 len, name, ETH_HLEN, dev->mtu + ETH_HLEN);
 	}
-	for (; sent < count; sent++) {
+	while (sent < count) {
 		struct sk_buff *skb = netdev_alloc_skb(dev, len);
 		if (skb == NULL) {
 			r = -ENOMEM;
@@ -102,13 +109,17 @@ send_frames(const char *name, unsigned long count, unsigned len,
 		}
 		fill(skb_put(skb, len), len, sent, arg, dev);
 		r = dev_queue_xmit(skb);
-		if (r == -EBUSY) { /* ring full: let it drain, try again */
+		if (r == 0) {
+			sent++;
+		} else if (r == -EBUSY) {
+			/* Ring full (counted as a drop): let it drain, then
+			 * send the same frame again. */
 			r = 0;
 			if (msleep_interruptible(1) != 0) {
 				r = -EINTR;
 				break;
 			}
-		} else if (r < 0) {
+		} else {
 			break;
 		}
 	}
@@ -158,6 +169,8 @@ cmd_pkt(int argc, char **argv)
 	unsigned long count = 1, v;
 	int a = 2;
 
+	wait_ms = 0;
+
 	if (argc == 3 && strcmp(argv[1], "dump") == 0) {
 		bool on = strcmp(argv[2], "on") == 0;
 		if (!on && strcmp(argv[2], "off") != 0)
@@ -172,13 +185,25 @@ cmd_pkt(int argc, char **argv)
 	if (argc < 2 ||
 	    (strcmp(argv[1], "send") != 0 && strcmp(argv[1], "gen") != 0))
 		return cmd_usage("pkt");
-	if (argc > 3 && strcmp(argv[2], "-c") == 0) {
-		if (parse_ulong(argv[3], &count) != 0 || count == 0 ||
-		    count > 1000000)
-			return cmd_error("pkt", -EINVAL,
-			                 "-c '%s': expected 1 to 1000000",
-			                 argv[3]);
-		a = 4;
+	while (a + 1 < argc && argv[a][0] == '-') {
+		if (strcmp(argv[a], "-c") == 0) {
+			if (parse_ulong(argv[a + 1], &count) != 0 ||
+			    count == 0 || count > 1000000)
+				return cmd_error(
+				    "pkt", -EINVAL,
+				    "-c '%s': expected 1 to 1000000",
+				    argv[a + 1]);
+		} else if (strcmp(argv[a], "-w") == 0) {
+			if (parse_ulong(argv[a + 1], &v) != 0 || v > 60000)
+				return cmd_error(
+				    "pkt", -EINVAL,
+				    "-w '%s': expected 0 to 60000 ms",
+				    argv[a + 1]);
+			wait_ms = (unsigned)v;
+		} else {
+			return cmd_usage("pkt");
+		}
+		a += 2;
 	}
 	if (strcmp(argv[1], "send") == 0) {
 		size_t n;

@@ -550,5 +550,7 @@ void
 netdev_init(void)
 {
 	extern void napi_init(void);
+	extern void netdev_unload_init(void);
 	napi_init();
+	netdev_unload_init();
 }

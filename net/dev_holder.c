@@ -8,12 +8,18 @@
  * device's destructor, which is exactly what the detector must name.
  *
  *   devhold DEV MS [N]     N references ("devhold"), dropped after MS
+ *   devhold -r DEV MS      a renewing holder: every MS it takes a new
+ *                          reference with try_dev_hold and drops the old
+ *                          one, until try_dev_hold refuses (the device is
+ *                          unregistering, or in refmode=owner its driver
+ *                          module is GOING); then it says so and lets go
  *   devhold -l             the pending ones
  */
 #include <net/netdevice.h>
 #include "net/netdev_internal.h"
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
+#include <kernel/module.h>
 #include <kernel/printk.h>
 #include <kernel/shell.h>
 #include <kernel/spinlock.h>
@@ -26,7 +32,9 @@ struct timed_holder {
 	struct list_head link;
 	struct timer timer;
 	struct net_device *dev;
-	struct dev_tracker tracker;
+	struct dev_tracker tracker[2]; /* renewing: the new one, then old */
+	int cur;
+	unsigned renew_ms; /* 0: a plain timed holder */
 	char name[IFNAMSIZ];
 	uint64_t expires;
 };
@@ -40,16 +48,35 @@ static void
 holder_expire(struct timer *t)
 {
 	struct timed_holder *h = t->data;
-	uint32_t f = spin_lock_irqsave(&holders_lock);
+	uint32_t f;
 
+	if (h->renew_ms != 0) {
+		int next = 1 - h->cur;
+		if (try_dev_hold(h->dev, &h->tracker[next], "devhold-renew")) {
+			dev_put_track(h->dev, &h->tracker[h->cur]);
+			h->cur = next;
+			h->expires = now_ms() + h->renew_ms;
+			timer_add(&h->timer, h->expires);
+			return;
+		}
+		kprintf("devhold: %s: try_dev_hold refused (%s), letting go\n",
+		        h->name,
+		        netdev_refmode == REFMODE_OWNER &&
+		                h->dev->owner != NULL &&
+		                h->dev->owner->state != MODULE_STATE_LIVE
+		            ? "refmode=owner: its driver module is GOING"
+		            : "the device is being unregistered");
+	}
+	f = spin_lock_irqsave(&holders_lock);
 	list_del_init(&h->link);
 	spin_unlock_irqrestore(&holders_lock, f);
-	dev_put_track(h->dev, &h->tracker);
+	dev_put_track(h->dev, &h->tracker[h->cur]);
 	kfree(h);
 }
 
-int
-netdev_hold_timed(struct net_device *dev, unsigned ms, const char *tag)
+static int
+hold_timed(struct net_device *dev, unsigned ms, const char *tag,
+           unsigned renew_ms, uintptr_t caller)
 {
 	struct timed_holder *h = kzalloc(sizeof(*h), HOLDER_TAG);
 	uint32_t f;
@@ -59,14 +86,21 @@ netdev_hold_timed(struct net_device *dev, unsigned ms, const char *tag)
 	h->dev = dev;
 	strlcpy(h->name, dev->name, sizeof(h->name));
 	h->expires = now_ms() + ms;
-	__dev_hold(dev, &h->tracker, tag != NULL ? tag : HOLDER_TAG,
-	           (uintptr_t)__builtin_return_address(0));
+	h->renew_ms = renew_ms;
+	__dev_hold(dev, &h->tracker[0], tag != NULL ? tag : HOLDER_TAG, caller);
 	timer_init(&h->timer, holder_expire, h);
 	f = spin_lock_irqsave(&holders_lock);
 	list_add_tail(&h->link, &holders);
 	spin_unlock_irqrestore(&holders_lock, f);
 	timer_add(&h->timer, h->expires);
 	return 0;
+}
+
+int
+netdev_hold_timed(struct net_device *dev, unsigned ms, const char *tag)
+{
+	return hold_timed(dev, ms, tag, 0,
+	                  (uintptr_t)__builtin_return_address(0));
 }
 EXPORT_SYMBOL(netdev_hold_timed);
 
@@ -91,6 +125,29 @@ list_holders(void)
 }
 
 static int
+renewing(const char *name, const char *arg)
+{
+	unsigned long ms;
+	struct dev_tracker t;
+	struct net_device *dev;
+	int r;
+
+	if (parse_ulong(arg, &ms) != 0 || ms < 10 || ms > 3600000)
+		return cmd_error("devhold", -EINVAL,
+		                 "'%s': expected 10 to 3600000 ms", arg);
+	dev = dev_get_by_name(name, &t, "devhold-cmd");
+	if (dev == NULL)
+		return cmd_error("devhold", -ENODEV, "no device %s", name);
+	r = hold_timed(dev, (unsigned)ms, "devhold-renew", (unsigned)ms,
+	               (uintptr_t)__builtin_return_address(0));
+	dev_put_track(dev, &t);
+	if (r < 0)
+		return cmd_error("devhold", r, "%s: could not hold it", name);
+	kprintf("devhold: %s: renewing a reference every %lu ms\n", name, ms);
+	return 0;
+}
+
+static int
 cmd_devhold(int argc, char **argv)
 {
 	unsigned long ms, n = 1;
@@ -100,6 +157,8 @@ cmd_devhold(int argc, char **argv)
 
 	if (argc == 2 && strcmp(argv[1], "-l") == 0)
 		return list_holders();
+	if (argc == 4 && strcmp(argv[1], "-r") == 0)
+		return renewing(argv[2], argv[3]);
 	if (argc < 3 || argc > 4)
 		return cmd_usage("devhold");
 	if (parse_ulong(argv[2], &ms) != 0 || ms > 3600000)
@@ -120,6 +179,6 @@ cmd_devhold(int argc, char **argv)
 	kprintf("devhold: %s: %lu reference(s) for %lu ms\n", argv[1], n, ms);
 	return 0;
 }
-COMMAND(devhold, "devhold DEV MS [N] | devhold -l",
+COMMAND(devhold, "devhold DEV MS [N] | devhold -r DEV MS | devhold -l",
         "hold N references on DEV, dropped by a timer after MS (tests)",
         cmd_devhold);

@@ -24,7 +24,8 @@
  * refmode=owner uses the same path; there the module's own count also
  * holds rmmod back (every dev_hold is a module reference).  refmode=legacy
  * does not wait at all (can_unload says yes at once): the 2.5.68 bug.
- * refmode=pinned never gets here: rmmod refuses first.
+ * refmode=pinned never gets here: rmmod refuses first, through the
+ * module loader's unload policy hook (netdev_unload_policy below).
  */
 #include <net/netdevice.h>
 #include "net/netdev_internal.h"
@@ -56,6 +57,18 @@ netdev_module_can_unload(struct module *mod, char *why, size_t size)
 	if (netdev_refmode == REFMODE_LEGACY)
 		return 0;
 	rtnl_lock();
+	/* Still registered: `rmmod -n` (no quiesce).  Busy if held. */
+	list_for_each_entry(d, &netdev_list, dev_list)
+	{
+		int n = d->owner == mod ? netdev_refcnt_read(d) : 0;
+		if (n <= 1)
+			continue;
+		busy++;
+		if ((size_t)off < size)
+			off += snprintf(why + off, size - (size_t)off,
+			                "%s%s usage count %d",
+			                busy > 1 ? ", " : "", d->name, n);
+	}
 	list_for_each_entry(d, &netdev_unreg_list, unreg_link)
 	{
 		int n;
@@ -89,3 +102,23 @@ netdev_module_resume(struct module *mod)
 	rtnl_unlock();
 }
 EXPORT_SYMBOL(netdev_module_resume);
+
+/* module_unload_policy (kernel/module.h): the 2002 summit's answer. */
+static int
+netdev_unload_policy(struct module *mod, char *why, size_t size)
+{
+	(void)mod;
+	if (netdev_refmode != REFMODE_PINNED)
+		return 0;
+	snprintf(why, size,
+	         "refmode=pinned: modules are never unloaded (boot with "
+	         "refmode=wait, owner or legacy to unload)");
+	return -EPERM;
+}
+
+void
+netdev_unload_init(void)
+{
+	module_unload_policy = netdev_unload_policy;
+	refs_show_hook = netdev_refs_show;
+}
