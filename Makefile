@@ -109,6 +109,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # `host` and register what `make test` runs.
 -include tests/harness/harness.mk
 -include modloader/host.mk
+-include net/tcp/host.mk
 -include net/host.mk
 -include drivers/drivers.mk
 -include tests/net/net.mk
