@@ -178,7 +178,8 @@ dev_get_by_index_rcu(int ifindex)
 }
 EXPORT_SYMBOL(dev_get_by_index_rcu);
 
-struct net_device *
+/* Not inlined: the tracked call site is our caller. */
+__attribute__((noinline)) struct net_device *
 dev_get_by_name(const char *name, struct dev_tracker *t, const char *tag)
 {
 	struct net_device *d;
@@ -193,7 +194,7 @@ dev_get_by_name(const char *name, struct dev_tracker *t, const char *tag)
 }
 EXPORT_SYMBOL(dev_get_by_name);
 
-struct net_device *
+__attribute__((noinline)) struct net_device *
 dev_get_by_index(int ifindex, struct dev_tracker *t, const char *tag)
 {
 	struct net_device *d;

@@ -96,7 +96,8 @@ hold_timed(struct net_device *dev, unsigned ms, const char *tag,
 	return 0;
 }
 
-int
+/* Not inlined: the tracked call site is the caller of this function. */
+__attribute__((noinline)) int
 netdev_hold_timed(struct net_device *dev, unsigned ms, const char *tag)
 {
 	return hold_timed(dev, ms, tag, 0,
@@ -124,7 +125,7 @@ list_holders(void)
 	return 0;
 }
 
-static int
+__attribute__((noinline)) static int
 renewing(const char *name, const char *arg)
 {
 	unsigned long ms;

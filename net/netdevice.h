@@ -177,11 +177,17 @@ netdev_priv(const struct net_device *dev)
 
 /* ---- references (net/dev_refcnt.c) ----------------------------------- */
 
-#define dev_hold_track(dev, t, tag)                                            \
-	__dev_hold(dev, t, tag, (uintptr_t)__builtin_return_address(0))
-#define dev_hold(dev) dev_hold_track(dev, NULL, NULL)
-#define try_dev_hold(dev, t, tag)                                              \
-	__try_dev_hold(dev, t, tag, (uintptr_t)__builtin_return_address(0))
+/* The address of the call site itself (Linux's _THIS_IP_), recorded by
+ * the tracking macros so `refs` names the line that took the reference. */
+#define NETDEV_THIS_IP                                                         \
+	({                                                                     \
+		__label__ __here;                                              \
+	__here:                                                                \
+		(uintptr_t) && __here;                                         \
+	})
+#define dev_hold_track(dev, t, tag) __dev_hold(dev, t, tag, NETDEV_THIS_IP)
+#define dev_hold(dev)               dev_hold_track(dev, NULL, NULL)
+#define try_dev_hold(dev, t, tag)   __try_dev_hold(dev, t, tag, NETDEV_THIS_IP)
 void __dev_hold(struct net_device *dev, struct dev_tracker *t, const char *tag,
                 uintptr_t caller);
 bool __try_dev_hold(struct net_device *dev, struct dev_tracker *t,
