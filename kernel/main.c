@@ -56,6 +56,7 @@ init_thread(void *arg)
 	modules_init();
 	pci_init();
 	netdev_init();
+	pci_autoload();
 	ktest_boot();
 	shell_main(NULL);
 }
