@@ -172,6 +172,17 @@ tcp_ring_drop(struct tcp_ring *r, uint32_t n)
 	r->len -= n;
 }
 
+void
+tcp_ring_write_at(struct tcp_ring *r, uint32_t off, const uint8_t *p,
+                  uint32_t n)
+{
+	uint32_t start = (r->head + off) % r->cap;
+	uint32_t first = tcp_min32(n, r->cap - start);
+
+	memcpy(r->buf + start, p, first);
+	memcpy(r->buf, p + first, n - first);
+}
+
 uint32_t
 tcp_ring_get(struct tcp_ring *r, uint8_t *p, uint32_t n)
 {
@@ -324,6 +335,7 @@ tcp_set_state(struct tcp_pcb *pcb, enum tcp_state st, uint64_t now)
 		 * nobody will send or (if orphaned) read any more. */
 		timers_off(pcb);
 		ring_free(pcb->stack, &pcb->sndq);
+		pcb->nooo = 0;
 		if (!pcb->user_held)
 			ring_free(pcb->stack, &pcb->rcvq);
 		tcp_time_wait_arm(pcb, now);

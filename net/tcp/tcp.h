@@ -104,7 +104,7 @@ struct tcp_seg {
 	X(SYN_SENT_BAD_ACK, "SYN-SENT: ACK outside ISS..SND.NXT")              \
 	X(SYN_SENT_NO_SYN, "SYN-SENT: neither SYN nor RST")                    \
 	X(SYN_RCVD_BAD_ACK, "SYN-RECEIVED: ACK outside the window (reset)")    \
-	X(OUT_OF_ORDER, "data beyond RCV.NXT (not queued)")                    \
+	X(OUT_OF_ORDER, "out of order, no room to queue it")                   \
 	X(DATA_AFTER_FIN, "data after the peer's FIN")                         \
 	X(DATA_AFTER_CLOSE, "data for a closed socket (reset sent)")
 
@@ -120,6 +120,7 @@ struct tcp_stats {
 	uint64_t retransmits, fast_retransmits, rto_expired, timeouts;
 	uint64_t active_opens, passive_opens, resets_in, resets_out;
 	uint64_t challenge_acks, persist_probes, time_wait_purged;
+	uint64_t ooo_queued; /* out-of-order segments kept for later */
 	uint64_t drops[TCP_DROP_NREASONS];
 };
 

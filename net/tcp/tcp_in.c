@@ -9,8 +9,10 @@
  *                      for in-window RSTs and any SYN, and its ACK range
  *
  * Choices the RFC leaves open (docs/tcp.md has the reasoning):
- *  - out-of-order data is dropped and answered with an immediate ACK
- *    (the duplicate ACK drives the sender's fast retransmit);
+ *  - out-of-order data inside the window is kept (up to TCP_OOO_MAX
+ *    ranges, stored in the receive ring at its final place) and
+ *    answered with an immediate duplicate ACK; an out-of-order FIN is
+ *    not kept;
  *  - data and FIN carried by a SYN are dropped (the peer resends them);
  *  - RST in TIME-WAIT is ignored when cfg.rfc1337 (RFC 1337 TWA);
  *  - a SYN to a TIME-WAIT connection with a sequence number above
@@ -18,8 +20,9 @@
  *  - new data for a socket the user closed is answered with a reset.
  *
  * ACK policy: immediate for out-of-window, out-of-order and beyond-
- * window data, a FIN, every second data segment, challenge ACKs and
- * window updates after a read; otherwise delayed by cfg.delack_ms.
+ * window data, a segment that fills a hole, a FIN, every second data
+ * segment, challenge ACKs and window updates after a read; otherwise
+ * delayed by cfg.delack_ms.
  */
 #include "net/tcp/tcp_priv.h"
 
@@ -125,14 +128,69 @@ schedule_ack(struct in_ctx *c)
 		pcb->delack_at = c->now + c->s->cfg.delack_ms;
 }
 
-/* Takes in-order data at seq (the SYN already skipped) and a FIN right
- * after it. */
+/* Keeps out-of-window-order data (seq > RCV.NXT, inside the window) in
+ * the ring at its place and records the range; false when there is no
+ * range left for it. */
+static bool
+ooo_store(struct tcp_pcb *pcb, uint32_t seq, const uint8_t *data, uint32_t len)
+{
+	uint32_t end = seq + len;
+	unsigned i, j;
+
+	tcp_ring_write_at(&pcb->rcvq, pcb->rcvq.len + (seq - pcb->rcv_nxt),
+	                  data, len);
+	/* Merge with every range it touches or overlaps. */
+	for (i = 0; i < pcb->nooo && SEQ_LT(pcb->ooo[i].end, seq); i++)
+		;
+	j = i;
+	while (j < pcb->nooo && SEQ_LEQ(pcb->ooo[j].start, end)) {
+		if (SEQ_LT(pcb->ooo[j].start, seq))
+			seq = pcb->ooo[j].start;
+		if (SEQ_GT(pcb->ooo[j].end, end))
+			end = pcb->ooo[j].end;
+		j++;
+	}
+	if (j == i && pcb->nooo == TCP_OOO_MAX)
+		return false; /* (its bytes in the ring are simply unused) */
+	/* Replace ranges i..j-1 by one. */
+	memmove(&pcb->ooo[i + 1], &pcb->ooo[j],
+	        (pcb->nooo - j) * sizeof(pcb->ooo[0]));
+	pcb->nooo = pcb->nooo - (j - i) + 1;
+	pcb->ooo[i].start = seq;
+	pcb->ooo[i].end = end;
+	return true;
+}
+
+/* After RCV.NXT advanced: data queued out of order that now follows on
+ * is already in the ring, so it only needs counting.  Returns bytes. */
+static uint32_t
+ooo_advance(struct tcp_pcb *pcb)
+{
+	uint32_t got = 0;
+
+	while (pcb->nooo != 0 && SEQ_LEQ(pcb->ooo[0].start, pcb->rcv_nxt)) {
+		if (SEQ_GT(pcb->ooo[0].end, pcb->rcv_nxt)) {
+			uint32_t n = pcb->ooo[0].end - pcb->rcv_nxt;
+
+			pcb->rcvq.len += n;
+			pcb->rcv_nxt += n;
+			got += n;
+		}
+		pcb->nooo--;
+		memmove(&pcb->ooo[0], &pcb->ooo[1],
+		        pcb->nooo * sizeof(pcb->ooo[0]));
+	}
+	return got;
+}
+
+/* Takes data at seq (the SYN already skipped) and a FIN right after it:
+ * in order into the ring, out of order into its place in the ring. */
 static void
 take_text_fin(struct in_ctx *c, uint32_t seq, const uint8_t *data, uint32_t len,
               bool fin)
 {
 	struct tcp_pcb *pcb = c->pcb;
-	uint32_t wnd, n, skip;
+	uint32_t wnd, n, skip, fin_at = seq + len;
 
 	if (SEQ_LT(seq, pcb->rcv_nxt)) {
 		skip = pcb->rcv_nxt - seq;
@@ -144,11 +202,6 @@ take_text_fin(struct in_ctx *c, uint32_t seq, const uint8_t *data, uint32_t len,
 		data += skip;
 		len -= skip;
 	}
-	if (seq != pcb->rcv_nxt) {
-		pcb->ack_now = true;
-		c->why = TCP_DROP_OUT_OF_ORDER;
-		return;
-	}
 	if (pcb->state == TCP_CLOSE_WAIT || pcb->state == TCP_CLOSING ||
 	    pcb->state == TCP_LAST_ACK || pcb->state == TCP_TIME_WAIT) {
 		/* After the peer's FIN nothing more can come. */
@@ -159,6 +212,19 @@ take_text_fin(struct in_ctx *c, uint32_t seq, const uint8_t *data, uint32_t len,
 		return;
 	}
 	wnd = pcb->rcv_adv - pcb->rcv_nxt;
+	if (seq != pcb->rcv_nxt) {
+		/* RFC 5681 4.2: a duplicate ACK at once, for fast retransmit.
+		 * An out-of-order FIN is forgotten; the peer repeats it. */
+		uint32_t off = seq - pcb->rcv_nxt;
+
+		pcb->ack_now = true;
+		n = off < wnd ? tcp_min32(len, wnd - off) : 0;
+		if (n == 0 || pcb->rcv_shut || !ooo_store(pcb, seq, data, n))
+			c->why = TCP_DROP_OUT_OF_ORDER;
+		else
+			c->s->stats.ooo_queued++;
+		return;
+	}
 	n = tcp_min32(len, wnd);
 	if (n < len) {
 		fin = false; /* the FIN lies beyond the window too */
@@ -174,14 +240,20 @@ take_text_fin(struct in_ctx *c, uint32_t seq, const uint8_t *data, uint32_t len,
 	if (n != 0) {
 		tcp_ring_put(&pcb->rcvq, data, n);
 		pcb->rcv_nxt += n;
+		if (pcb->nooo != 0 && ooo_advance(pcb) != 0)
+			pcb->ack_now = true; /* a hole filled: say so now */
 		c->s->stats.bytes_in += n;
 		schedule_ack(c);
 		tcp_event(pcb, TCP_EV_READABLE);
 	}
-	if (!fin || wnd <= n)
+	if (!fin || pcb->rcv_nxt != fin_at || pcb->rcv_adv == pcb->rcv_nxt) {
+		if (fin)
+			pcb->ack_now = true;
 		return;
+	}
 	pcb->rcv_nxt++;
 	pcb->fin_rcvd = true;
+	pcb->nooo = 0;
 	pcb->ack_now = true;
 	tcp_event(pcb, TCP_EV_READABLE);
 	switch (pcb->state) {

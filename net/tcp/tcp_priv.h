@@ -29,6 +29,7 @@
 #define TCP_EPHEMERAL_HIGH 65535
 #define TCP_PERSIST_MIN_MS 1000
 #define TCP_TIMER_OFF      UINT64_MAX
+#define TCP_OOO_MAX        4 /* out-of-order ranges kept per connection */
 
 struct tcp_link {
 	struct tcp_link *next, *prev;
@@ -85,8 +86,15 @@ struct tcp_pcb {
 	/* Receive sequence space. */
 	uint32_t irs, rcv_nxt, rcv_adv; /* rcv_adv: right edge announced */
 	struct tcp_ring rcvq;
-	bool fin_rcvd;     /* the peer's FIN has been taken in */
-	bool rcv_shut;     /* closed: data arriving now gets a reset */
+	bool fin_rcvd; /* the peer's FIN has been taken in */
+	bool rcv_shut; /* closed: data arriving now gets a reset */
+	/* Out-of-order data already sits in the receive ring at its place
+	 * (offset rcvq.len + seq - rcv_nxt); these ranges say where.  Sorted,
+	 * disjoint, not touching, all inside (rcv_nxt, rcv_adv]. */
+	struct tcp_range {
+		uint32_t start, end;
+	} ooo[TCP_OOO_MAX];
+	unsigned nooo;
 	unsigned ack_owed; /* segments received and not acknowledged */
 	bool ack_now;
 
@@ -186,6 +194,9 @@ uint32_t tcp_ring_get(struct tcp_ring *r, uint8_t *p, uint32_t n);
 void tcp_ring_peek(const struct tcp_ring *r, uint32_t off, uint8_t *p,
                    uint32_t n);
 void tcp_ring_drop(struct tcp_ring *r, uint32_t n);
+/* Writes n bytes at offset off from the head without changing len. */
+void tcp_ring_write_at(struct tcp_ring *r, uint32_t off, const uint8_t *p,
+                       uint32_t n);
 
 /* tcp.c */
 void tcp_set_state(struct tcp_pcb *pcb, enum tcp_state st, uint64_t now);

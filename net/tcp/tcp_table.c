@@ -225,6 +225,20 @@ pcb_sane(const struct tcp_stack *s, const struct tcp_pcb *p)
 	}
 	if (p->state >= TCP_SYN_RECEIVED && SEQ_LT(p->rcv_adv, p->rcv_nxt))
 		return "announced window edge behind RCV.NXT";
+	if (p->rcvq.buf != NULL && p->state >= TCP_SYN_RECEIVED &&
+	    p->rcv_adv - p->rcv_nxt > p->rcvq.cap - p->rcvq.len)
+		return "window promises more than the free receive buffer";
+	if (p->nooo > TCP_OOO_MAX)
+		return "too many out-of-order ranges";
+	for (unsigned i = 0; i < p->nooo; i++) {
+		const struct tcp_range *r = &p->ooo[i];
+
+		if (!SEQ_LT(p->rcv_nxt, r->start) ||
+		    !SEQ_LT(r->start, r->end) || SEQ_GT(r->end, p->rcv_adv))
+			return "out-of-order range outside the window";
+		if (i > 0 && !SEQ_LT(p->ooo[i - 1].end, r->start))
+			return "out-of-order ranges overlap or touch";
+	}
 	if (p->state >= TCP_FIN_WAIT_1 && p->state != TCP_CLOSE_WAIT &&
 	    !p->fin_queued)
 		return "closing state without a FIN";
