@@ -423,6 +423,13 @@ check_file(struct run *R, const char *what, const char *path)
 	return -1;
 }
 
+/* Does the profile give the guest a NIC with a backend to capture? */
+static bool
+has_capture(const struct run *R)
+{
+	return R->prof->nic != NIC_NONE && R->prof->net != NET_NONE;
+}
+
 static int
 start_qemu(struct run *R)
 {
@@ -461,7 +468,9 @@ start_qemu(struct run *R)
 			dgram_port[n][k] = p;
 		}
 	}
-	if (s->pcap)
+	/* Every run with a NIC records its traffic; finish() keeps the
+	 * capture only for a failing run or a scenario that asked (pcap). */
+	if (s->pcap || has_capture(R))
 		pcap = xasprintf("%.*s", (int)strlen(R->log_path) - 4,
 		                 R->log_path);
 	q = (struct qemu_config){.qemu = R->o->qemu,
@@ -534,6 +543,29 @@ open_log(struct run *R)
 	return fopen(R->log_path, "w");
 }
 
+/* Drop the captures of a passing run unless the scenario asked for them;
+ * name them in the report of a failing one. */
+static void
+settle_captures(struct run *R)
+{
+	int len = (int)strlen(R->log_path) - 4;
+
+	if (!R->s->pcap && !has_capture(R))
+		return;
+	for (int slot = 0; slot < 2; slot++) {
+		char *p = xasprintf("%.*s-n%d.pcap", len, R->log_path, slot);
+
+		if (R->fail == NULL && !R->s->pcap) {
+			unlink(p);
+		} else if (R->fail != NULL && access(p, F_OK) == 0) {
+			char *msg = xasprintf("pcap: %s", p);
+			report_diag(R->r, msg);
+			free(msg);
+		}
+		free(p);
+	}
+}
+
 static void
 finish(struct run *R)
 {
@@ -558,8 +590,11 @@ finish(struct run *R)
 	else
 		report_add(R->r, R->fail ? PT_FAIL : PT_PASS, R->name,
 		           R->fail ? R->fail : "");
-	if (R->fail == NULL)
+	if (R->fail == NULL) {
+		if (R->log != NULL)
+			settle_captures(R);
 		return;
+	}
 	if (R->con.panic) {
 		char *rep = xstrdup(R->con.report.buf), *save = NULL;
 
@@ -573,6 +608,7 @@ finish(struct run *R)
 
 		report_diag(R->r, msg);
 		free(msg);
+		settle_captures(R);
 	}
 }
 
