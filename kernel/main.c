@@ -23,6 +23,7 @@
 #include <kernel/x86.h>
 #include <drivers/pci.h>
 #include <net/netdevice.h>
+#include <net/inet.h>
 
 extern char _kernel_end[];
 static struct thread idle0;
@@ -56,6 +57,7 @@ init_thread(void *arg)
 	modules_init();
 	pci_init();
 	netdev_init();
+	inet_init();
 	pci_autoload();
 	ktest_boot();
 	shell_main(NULL);

@@ -1,0 +1,323 @@
+/*
+ * Console commands of the IPv4 stack (docs/commands.md, docs/inet.md):
+ *
+ *   ip addr [show] | ip addr add A/N dev D | ip addr del A[/N] dev D
+ *   ip route [show] | ip route add P/N|default [via G] dev D [metric M]
+ *   ip route del P/N|default [dev D]
+ *   arp                      the neighbour cache
+ *   ping [-c N] [-s SIZE] [-i MS] ADDR
+ *   ss                       every socket
+ *   netstat -s               packet counters and drops by reason
+ *   udpecho [-b DEV] [PORT] | udpecho stop
+ *   udpsend [-b DEV] [-w MS] [-p SPORT] ADDR PORT TEXT|-n SIZE
+ *   dhcp DEV
+ *
+ * `ip link` belongs to the device layer (net/cmd_ip.c): this file's
+ * `ip` comes first in the command table and passes every object it does
+ * not know to that one.
+ */
+#include "net/inet.h"
+#include "net/ipv4_hdr.h"
+#include <kernel/errno.h>
+#include <kernel/kmalloc.h>
+#include <kernel/printk.h>
+#include <kernel/sched.h>
+#include <kernel/shell.h>
+#include <kernel/string.h>
+#include <kernel/timer.h>
+
+static int cmd_inet_ip(int argc, char **argv);
+
+/* "A/N" -> addr, len; N may be omitted when dflt >= 0. */
+static int
+parse_prefix(const char *s, uint32_t *addr, unsigned *len, int dflt)
+{
+	char buf[24];
+	char *slash;
+	unsigned long n;
+
+	if (strcmp(s, "default") == 0) {
+		*addr = 0;
+		*len = 0;
+		return 0;
+	}
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strlcpy(buf, s, sizeof(buf));
+	slash = strchr(buf, '/');
+	if (slash != NULL) {
+		*slash = '\0';
+		if (parse_ulong(slash + 1, &n) != 0 || n > 32)
+			return -EINVAL;
+		*len = (unsigned)n;
+	} else if (dflt >= 0) {
+		*len = (unsigned)dflt;
+	} else {
+		return -EINVAL;
+	}
+	return inet_aton(buf, addr);
+}
+
+static int
+get_dev_index(const char *name)
+{
+	struct net_device *dev;
+	int idx = 0;
+
+	rcu_read_lock();
+	dev = dev_get_by_name_rcu(name);
+	if (dev != NULL)
+		idx = dev->ifindex;
+	rcu_read_unlock();
+	return idx;
+}
+
+static int
+ip_addr(int argc, char **argv)
+{
+	struct net_device *dev;
+	struct dev_tracker t;
+	uint32_t a;
+	unsigned len;
+	int r;
+
+	if (argc == 2 || (argc == 3 && strcmp(argv[2], "show") == 0)) {
+		inet_addr_show();
+		return 0;
+	}
+	if (argc != 6 || strcmp(argv[4], "dev") != 0 ||
+	    (strcmp(argv[2], "add") != 0 && strcmp(argv[2], "del") != 0))
+		return cmd_error("ip", -EINVAL,
+		                 "usage: ip addr add|del A/N dev DEV");
+	if (parse_prefix(argv[3], &a, &len,
+	                 strcmp(argv[2], "del") == 0 ? 32 : -1) != 0)
+		return cmd_error("ip", -EINVAL, "bad address '%s' (want A/N)",
+		                 argv[3]);
+	dev = dev_get_by_name(argv[5], &t, "cmd");
+	if (dev == NULL)
+		return cmd_error("ip", -ENODEV, "no device %s", argv[5]);
+	if (strcmp(argv[2], "add") == 0)
+		r = inet_addr_add(dev, a, len);
+	else
+		r = inet_addr_del(dev->ifindex, a);
+	dev_put_track(dev, &t);
+	if (r == -EBUSY)
+		return cmd_error("ip", r, "%s already has an address", argv[5]);
+	if (r != 0)
+		return cmd_error("ip", r, "%s %s on %s", argv[2], argv[3],
+		                 argv[5]);
+	return 0;
+}
+
+static int
+ip_route(int argc, char **argv)
+{
+	uint32_t prefix, gw = 0;
+	unsigned len;
+	unsigned long metric = 0;
+	int ifindex = 0, r, i;
+	bool add;
+
+	if (argc == 2 || (argc == 3 && strcmp(argv[2], "show") == 0)) {
+		inet_route_show();
+		return 0;
+	}
+	add = strcmp(argv[2], "add") == 0;
+	if ((!add && strcmp(argv[2], "del") != 0) || argc < 4)
+		return cmd_error("ip", -EINVAL,
+		                 "usage: ip route add|del P/N|default [via G] "
+		                 "dev D [metric M]");
+	if (parse_prefix(argv[3], &prefix, &len, 32) != 0)
+		return cmd_error("ip", -EINVAL, "bad prefix '%s'", argv[3]);
+	for (i = 4; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "via") == 0) {
+			if (inet_aton(argv[i + 1], &gw) != 0)
+				return cmd_error("ip", -EINVAL,
+				                 "bad gateway '%s'", argv[i + 1]);
+		} else if (strcmp(argv[i], "dev") == 0) {
+			ifindex = get_dev_index(argv[i + 1]);
+			if (ifindex == 0)
+				return cmd_error("ip", -ENODEV, "no device %s",
+				                 argv[i + 1]);
+		} else if (strcmp(argv[i], "metric") == 0) {
+			if (parse_ulong(argv[i + 1], &metric) != 0)
+				return cmd_error("ip", -EINVAL, "bad metric");
+		} else {
+			break;
+		}
+	}
+	if (i != argc)
+		return cmd_error("ip", -EINVAL, "unexpected '%s'", argv[i]);
+	if (add && ifindex == 0)
+		return cmd_error("ip", -EINVAL, "a route needs dev DEV");
+	r = add ? inet_route_add(prefix, len, gw, ifindex, (uint32_t)metric)
+	        : inet_route_del(prefix, len, ifindex);
+	if (r != 0)
+		return cmd_error("ip", r, "%s %s: %s", argv[2], argv[3],
+		                 r == -EEXIST  ? "route exists"
+		                 : r == -ESRCH ? "no such route"
+		                 : r == -EINVAL
+		                     ? "invalid (host bits set, or bad gateway)"
+		                     : "failed");
+	return 0;
+}
+
+static int
+cmd_inet_ip(int argc, char **argv)
+{
+	extern struct command __commands_start[], __commands_end[];
+
+	if (argc >= 2 && strcmp(argv[1], "addr") == 0)
+		return ip_addr(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "route") == 0)
+		return ip_route(argc, argv);
+	/* Everything else (ip link) is the device layer's `ip`. */
+	for (struct command *c = __commands_start; c < __commands_end; c++)
+		if (strcmp(c->name, "ip") == 0 && c->fn != cmd_inet_ip)
+			return c->fn(argc, argv);
+	return cmd_usage("ip");
+}
+COMMAND(ip, "ip link ... | ip addr [add|del A/N dev D] | "
+            "ip route [add|del P/N|default [via G] dev D [metric M]]",
+        "addresses, routes (and ip link: devices)", cmd_inet_ip);
+
+static int
+cmd_arp(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		return cmd_usage("arp");
+	arp_show();
+	return 0;
+}
+COMMAND(arp, "arp", "the neighbour (ARP) cache", cmd_arp);
+
+static int
+cmd_ss(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		return cmd_usage("ss");
+	sock_show_all();
+	return 0;
+}
+COMMAND(ss, "ss", "sockets: protocol, state, addresses, device", cmd_ss);
+
+static int
+cmd_netstat(int argc, char **argv)
+{
+	struct net_drop_stats st;
+	const char *layer = "";
+
+	if (argc != 2 || strcmp(argv[1], "-s") != 0)
+		return cmd_usage("netstat");
+	kprintf("ip: %u received, %u delivered, %u sent\n",
+	        inet_mib.ip_in, inet_mib.ip_delivered, inet_mib.ip_out);
+	kprintf("arp: %u received, %u sent\n", inet_mib.arp_in,
+	        inet_mib.arp_out);
+	kprintf("icmp: %u received, %u sent\n", inet_mib.icmp_in,
+	        inet_mib.icmp_out);
+	kprintf("udp: %u received, %u sent\n", inet_mib.udp_in,
+	        inet_mib.udp_out);
+	inet_drop_snapshot(&st);
+	kprintf("drops:\n");
+	for (int r = 1; r < NET_DROP_COUNT; r++) {
+		if (st.count[r] == 0)
+			continue;
+		if (strcmp(layer, net_drop_layer(r)) != 0) {
+			layer = net_drop_layer(r);
+			kprintf("  %s:\n", layer);
+		}
+		kprintf("    %s %llu (%s)\n", net_drop_name(r), st.count[r],
+		        net_drop_desc(r));
+	}
+	return 0;
+}
+COMMAND(netstat, "netstat -s", "packet counters and drops by reason",
+        cmd_netstat);
+
+/* ---- ping ------------------------------------------------------------------ */
+
+static int
+cmd_ping(int argc, char **argv)
+{
+	static volatile uint16_t ping_id = 0x4d52;
+	unsigned long count = 4, size = 56, interval = 1000;
+	uint64_t rtt_min = ~0ull, rtt_max = 0, rtt_sum = 0;
+	unsigned sent = 0, received = 0, bad0;
+	struct ping_waiter w = {0};
+	DEFINE_WAITQ(wq);
+	uint32_t daddr;
+	char b[16];
+	int i, r = 0;
+
+	for (i = 1; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+		unsigned long *v = strcmp(argv[i], "-c") == 0   ? &count
+		                   : strcmp(argv[i], "-s") == 0 ? &size
+		                   : strcmp(argv[i], "-i") == 0 ? &interval
+		                                                : NULL;
+		if (v == NULL || parse_ulong(argv[i + 1], v) != 0)
+			return cmd_usage("ping");
+	}
+	if (i != argc - 1)
+		return cmd_usage("ping");
+	if (inet_aton(argv[i], &daddr) != 0)
+		return cmd_error("ping", -EINVAL, "bad address '%s'", argv[i]);
+	if (size > ETH_DATA_LEN - 28 || count == 0 || count > 100000)
+		return cmd_error("ping", -EINVAL,
+		                 "size must be 0..1472, count 1..100000");
+	w.id = __atomic_add_fetch(&ping_id, 1, __ATOMIC_RELAXED);
+	w.wq = &wq;
+	ping_register(&w);
+	kprintf("PING %s: %lu data bytes\n", inet_ntoa_r(daddr, b), size);
+	for (unsigned seq = 1; seq <= count; seq++) {
+		uint64_t t0 = now_ms(), rtt;
+		uint32_t before = w.replies;
+
+		bad0 = w.bad;
+		r = icmp_send_echo(daddr, w.id, (uint16_t)seq, size);
+		sent++;
+		if (r != 0 && r != -EHOSTUNREACH) {
+			cmd_error("ping", r, "%s: cannot send",
+			          inet_ntoa_r(daddr, b));
+			break;
+		}
+		r = wait_event_interruptible_timeout(
+		    wq, w.replies != before && w.last_seq == seq, 1000);
+		if (r == -EINTR)
+			break;
+		if (r == 0) {
+			rtt = w.last_rx_ms - t0;
+			received++;
+			rtt_sum += rtt;
+			rtt_min = rtt < rtt_min ? rtt : rtt_min;
+			rtt_max = rtt > rtt_max ? rtt : rtt_max;
+			kprintf("%u bytes from %s: icmp_seq=%u ttl=%u "
+			        "time=%llu ms%s\n",
+			        w.last_len + 8, b, seq, w.last_ttl, rtt,
+			        w.bad != bad0 ? " (BAD DATA)" : "");
+		} else {
+			kprintf("no reply for icmp_seq=%u\n", seq);
+		}
+		r = 0;
+		if (seq < count && now_ms() - t0 < interval &&
+		    msleep_interruptible(
+		        (unsigned)(interval - (now_ms() - t0))) != 0)
+			break;
+	}
+	ping_unregister(&w);
+	kprintf("--- %s ping statistics ---\n", b);
+	kprintf("%u packets transmitted, %u received, %u%% packet loss\n",
+	        sent, received,
+	        sent != 0 ? (sent - received) * 100 / sent : 0);
+	if (received != 0)
+		kprintf("rtt min/avg/max = %llu/%llu/%llu ms\n", rtt_min,
+		        rtt_sum / received, rtt_max);
+	if (r != 0)
+		return r;
+	if (received == 0 && !signal_pending())
+		return cmd_error("ping", -EHOSTUNREACH, "no reply from %s", b);
+	return 0;
+}
+COMMAND(ping, "ping [-c N] [-s SIZE] [-i MS] ADDR",
+        "ICMP echo with round-trip times (Ctrl-C stops)", cmd_ping);
