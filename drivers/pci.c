@@ -255,6 +255,15 @@ decode_bar(struct pci_dev *d, int i)
 	return used;
 }
 
+static bool
+has_bars(struct pci_dev *d)
+{
+	for (int i = 0; i < PCI_NUM_BARS; i++)
+		if (pci_read32(d, PCI_BAR0 + 4 * (unsigned)i) != 0)
+			return true;
+	return false;
+}
+
 static void
 scan_function(unsigned bus, unsigned slot, unsigned func)
 {
@@ -285,11 +294,19 @@ scan_function(unsigned bus, unsigned slot, unsigned func)
 	if ((pci_read8(d, PCI_HEADER_TYPE) & 0x7f) == 0) {
 		d->subsys_vendor = pci_read16(d, PCI_SUBSYS_VENDOR);
 		d->subsys_device = pci_read16(d, PCI_SUBSYS_ID);
-		cmd = pci_read16(d, PCI_COMMAND);
-		pci_write16(d, PCI_COMMAND, cmd & ~(PCI_CMD_IO | PCI_CMD_MEM));
-		for (int i = 0; i < PCI_NUM_BARS;)
-			i += decode_bar(d, i);
-		pci_write16(d, PCI_COMMAND, cmd);
+		/* Bridges (the host bridge, PIIX's ISA bridge) carry the
+		 * legacy devices the kernel is using right now: never turn
+		 * their decoding off (Linux's mmio_always_on).  Others are
+		 * sized with decoding off, and only if the BIOS assigned them
+		 * BARs at all. */
+		if (d->class != 0x06 && has_bars(d)) {
+			cmd = pci_read16(d, PCI_COMMAND);
+			pci_write16(d, PCI_COMMAND,
+			            cmd & ~(PCI_CMD_IO | PCI_CMD_MEM));
+			for (int i = 0; i < PCI_NUM_BARS;)
+				i += decode_bar(d, i);
+			pci_write16(d, PCI_COMMAND, cmd);
+		}
 		d->irq_pin = pci_read8(d, PCI_INTERRUPT_PIN);
 		line = pci_read8(d, PCI_INTERRUPT_LINE);
 		/* 0xff means "not connected" (sec. 6.2.4). */
