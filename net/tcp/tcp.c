@@ -378,7 +378,8 @@ tcp_pcb_terminate(struct tcp_pcb *pcb, int err, uint64_t now)
 	                   (err != 0 ? TCP_EV_ERROR : 0));
 }
 
-/* Resets and frees the children a listener still owns. */
+/* Resets and frees the children a listener still owns.  They are all
+ * active: a child only reaches TIME_WAIT or CLOSED once accepted. */
 static void
 close_listener(struct tcp_pcb *l, uint64_t now)
 {
@@ -391,16 +392,6 @@ close_listener(struct tcp_pcb *l, uint64_t now)
 			continue;
 		tcp_send_rst_for(pcb, now);
 		pcb_free(pcb);
-	}
-	TCP_FOREACH_SAFE(s, TCP_LIST_TIME_WAIT, pcb)
-	{
-		if (pcb->listener == l)
-			child_detach(pcb); /* TIME_WAIT lives on alone */
-	}
-	TCP_FOREACH_SAFE(s, TCP_LIST_CLOSED, pcb)
-	{
-		if (pcb->listener == l)
-			pcb_free(pcb);
 	}
 }
 

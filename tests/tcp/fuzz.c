@@ -364,6 +364,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (tcp_stack_create(&cfg, &env, &f.s) != 0)
 		abort();
 	setup(&f, st);
+	if (knobs & 64) {
+		/* The user lets go at once: the orphan paths. */
+		for (i = 1; i < 4; i++)
+			if (f.user[i] != NULL) {
+				tcp_close(f.user[i], f.now);
+				f.user[i] = NULL;
+			}
+	}
 	check(&f, "setup");
 	while (f.n > 0) {
 		uint8_t op = take(&f);
