@@ -4,3 +4,10 @@ $(HOSTBIN)/rawpeer: tests/net/rawpeer.c
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
 
 host: $(HOSTBIN)/rawpeer
+
+# The host side of the guest's `udpecho` service (tests/scenarios/inet-udp.scn).
+$(HOSTBIN)/udpecho-client: tests/net/udpecho-client.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
+
+host: $(HOSTBIN)/udpecho-client
