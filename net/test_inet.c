@@ -1,0 +1,235 @@
+/*
+ * Suite "inet": the lifetime rules of the IPv4 stack's caches
+ * (docs/inet.md), on a fake device built into the kernel (owner NULL)
+ * that counts what it is asked to send.
+ *
+ * Pins down: a neighbour entry and a queued packet hold the device and
+ * NETDEV_DOWN lets go of both; an entry somebody holds becomes a dead
+ * stub without a device reference; a dst held across unregister is moved
+ * to the blackhole device (unregister completes, sending through it
+ * fails with ENETUNREACH); a socket bound to the device holds it until
+ * NETDEV_UNREGISTER and then fails with ENODEV; routes and addresses of
+ * the device go with it; the socket registry refuses unknown protocols;
+ * receive timeouts and non-blocking receive.
+ * Cases that need unregister_netdev to wait (refmode=wait) skip
+ * otherwise.
+ */
+#include <kernel/errno.h>
+#include <kernel/ktest.h>
+#include <kernel/string.h>
+#include "net/inet.h"
+#include "net/ipv4_hdr.h"
+
+#define NET_A IP4(192, 168, 77, 1)
+#define NET_B IP4(192, 168, 77, 2)
+
+static volatile int fake_xmits;
+
+static int
+fake_open(struct net_device *dev)
+{
+	(void)dev;
+	return 0;
+}
+
+static int
+fake_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	(void)dev;
+	fake_xmits++;
+	kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops fake_ops = {
+    .owner = NULL,
+    .ndo_open = fake_open,
+    .ndo_start_xmit = fake_xmit,
+};
+
+static void
+fake_destructor(struct net_device *dev)
+{
+	free_netdev(dev);
+}
+
+/* Registered, up, with NET_A/24. */
+static struct net_device *
+fake_up(struct ktest *t)
+{
+	struct net_device *dev = alloc_netdev(0, "kinet%d");
+
+	if (netdev_refmode != REFMODE_WAIT) {
+		if (dev != NULL)
+			free_netdev(dev);
+		ktest_skip(t, "needs refmode=wait");
+		return NULL;
+	}
+	if (dev == NULL)
+		return NULL;
+	dev->netdev_ops = &fake_ops;
+	dev->destructor = fake_destructor;
+	dev->dev_addr[0] = 0x02;
+	dev->dev_addr[5] = 0x77;
+	if (register_netdev(dev) < 0) {
+		free_netdev(dev);
+		return NULL;
+	}
+	if (dev_open(dev) != 0 || inet_addr_add(dev, NET_A, 24) != 0) {
+		unregister_netdev(dev);
+		return NULL;
+	}
+	return dev;
+}
+
+static void
+arp_entry_and_queued_packet_hold_device(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	int base, x0;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	base = netdev_refcnt_read(dev);
+	x0 = fake_xmits;
+	KEXPECT_EQ(t, icmp_send_echo(NET_B, 1, 1, 8), 0);
+	KEXPECT_EQ(t, fake_xmits, x0 + 1); /* the ARP request */
+	KEXPECT_EQ(t, arp_count_dev(dev->ifindex), 1);
+	/* the entry, the queued echo request (skb) and the cached dst */
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 3);
+	KEXPECT_EQ(t, dev_close(dev), 0);
+	KEXPECT_EQ(t, arp_count_dev(dev->ifindex), 0);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 1); /* the dst */
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
+static void
+held_neighbour_becomes_stub(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct neighbour *n;
+	int base;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	base = netdev_refcnt_read(dev);
+	n = neigh_lookup_hold(dev, NET_B, true);
+	KASSERT_TRUE(t, n != NULL);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 1);
+	KEXPECT_TRUE(t, !neigh_is_dead(n));
+	KEXPECT_EQ(t, dev_close(dev), 0);
+	KEXPECT_TRUE(t, neigh_is_dead(n));
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+	neigh_release(n); /* frees the stub; the device is long gone */
+}
+
+static void
+dst_moves_to_blackhole(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct dst_entry *dst;
+	struct sk_buff *skb;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	KASSERT_TRUE(t, ip_route_output(NET_B, 0, &dst) == 0);
+	KEXPECT_TRUE(t, dst->dev == dev);
+	KEXPECT_EQ(t, dst_count_dev(dev), 1);
+	/* Completes although we still hold the dst. */
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+	KEXPECT_TRUE(t, dst->dev == blackhole_dev);
+	KEXPECT_TRUE(t, dst->obsolete);
+	skb = inet_alloc_skb(8);
+	KASSERT_TRUE(t, skb != NULL);
+	KEXPECT_EQ(t, ip_send_dst(skb, dst, 0, NET_B, IP_PROTO_UDP),
+	           -ENETUNREACH);
+	dst_release(dst);
+	KEXPECT_EQ(t, ip_route_output(NET_B, 0, &dst), -ENETUNREACH);
+}
+
+static void
+bound_socket_holds_until_unregister(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct sockaddr_in4 to = {NET_B, 9};
+	struct socket *sk;
+	char name[IFNAMSIZ];
+	uint8_t buf[4];
+	int base;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	strlcpy(name, dev->name, sizeof(name));
+	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk) == 0);
+	base = netdev_refcnt_read(dev);
+	KEXPECT_EQ(t, sock_bind_device(sk, name), 0);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 1);
+	KEXPECT_EQ(t, sock_count_dev(dev->ifindex), 1);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+	KEXPECT_EQ(t, sock_recvfrom(sk, buf, sizeof(buf), NULL, 0), -ENODEV);
+	KEXPECT_EQ(t, sock_sendto(sk, buf, sizeof(buf), &to), -ENODEV);
+	KEXPECT_EQ(t, sock_bind_device(sk, name), -ENODEV);
+	sock_close(sk);
+}
+
+static void
+routes_and_address_go_with_device(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	int idx;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	idx = dev->ifindex;
+	KEXPECT_EQ(t, inet_addr_get(idx, NULL), NET_A);
+	KEXPECT_EQ(t, inet_route_add(IP4(10, 77, 0, 0), 16, NET_B, idx, 5), 0);
+	KEXPECT_EQ(t, inet_route_add(IP4(10, 77, 0, 0), 16, NET_B, idx, 5),
+	           -EEXIST);
+	KEXPECT_EQ(t, inet_route_add(IP4(10, 77, 0, 1), 16, 0, idx, 0),
+	           -EINVAL);
+	KEXPECT_EQ(t, inet_route_del(IP4(10, 78, 0, 0), 16, idx), -ESRCH);
+	KEXPECT_EQ(t, inet_addr_add(dev, IP4(192, 168, 78, 1), 24), -EBUSY);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+	KEXPECT_EQ(t, inet_addr_get(idx, NULL), 0);
+	KEXPECT_EQ(t, inet_route_del(IP4(10, 77, 0, 0), 16, idx), -ESRCH);
+	KEXPECT_EQ(t, inet_addr_local(NET_A), 0);
+}
+
+static void
+socket_registry_and_timeouts(struct ktest *t)
+{
+	struct sockaddr_in4 a = {0, 4242}, b = {0, 4242};
+	struct socket *sk, *sk2;
+	uint8_t buf[4];
+
+	KEXPECT_EQ(t, sock_create(SOCK_DGRAM, 99, &sk), -EPROTONOSUPPORT);
+	KEXPECT_EQ(t, sock_create(SOCK_STREAM + 7, 0, &sk), -EPROTONOSUPPORT);
+	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, 0, &sk) == 0);
+	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk2) == 0);
+	KEXPECT_EQ(t, sock_bind(sk, &a), 0);
+	KEXPECT_EQ(t, sock_bind(sk2, &b), -EADDRINUSE);
+	KEXPECT_EQ(t, sock_recvfrom(sk, buf, sizeof(buf), NULL, MSG_DONTWAIT),
+	           -EAGAIN);
+	sk->rcvtimeo_ms = 30;
+	KEXPECT_EQ(t, sock_recvfrom(sk, buf, sizeof(buf), NULL, 0),
+	           -ETIMEDOUT);
+	sk->nonblock = true;
+	KEXPECT_EQ(t, sock_recvfrom(sk, buf, sizeof(buf), NULL, 0), -EAGAIN);
+	KEXPECT_EQ(t, sock_sendto(sk2, buf, sizeof(buf), NULL), -ENOTCONN);
+	sock_close(sk);
+	KEXPECT_EQ(t, sock_bind(sk2, &b), 0);
+	sock_close(sk2);
+}
+
+KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
+            KTEST_CASE(held_neighbour_becomes_stub),
+            KTEST_CASE(dst_moves_to_blackhole),
+            KTEST_CASE(bound_socket_holds_until_unregister),
+            KTEST_CASE(routes_and_address_go_with_device),
+            KTEST_CASE(socket_registry_and_timeouts));
