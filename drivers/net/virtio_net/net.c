@@ -1,21 +1,24 @@
 /*
- * virtio_net: QEMU's virtio-net-pci through the legacy virtio PCI
- * transport (I/O BAR 0), which QEMU's transitional device (1af4:1000)
- * offers next to the modern one.  References: Virtual I/O Device
- * (VIRTIO) 1.0, sec. 4.1.4.8 (legacy register layout), 2.4 (split
- * virtqueues, legacy alignment 2.4.2), 5.1 (network device).
+ * virtio_net: QEMU's virtio-net-pci (Virtual I/O Device (VIRTIO) 1.0,
+ * sec. 2.4 split virtqueues, 5.1 network device) over either PCI
+ * transport (virtio_pci.c): modern by default, legacy with
+ * `insmod virtio_net force_legacy=1` or when the device has no modern
+ * capabilities.
  *
- * Features negotiated: VIRTIO_NET_F_MAC and VIRTIO_NET_F_STATUS; nothing
- * else, so every buffer starts with the 10-byte struct virtio_net_hdr.
- * Queues 0 (receive) and 1 (transmit) are built at open: each receive
- * descriptor owns a 2048-byte buffer the device writes into; transmit
- * copies the frame behind a zeroed header, so the skb is freed at once
- * and completion only returns descriptors.  Stop resets the device (which
- * ends its DMA, sec. 4.1.4.8: writing 0 to status) before the memory it
- * used is freed.  Everything read back from the device (used-ring ids
- * and lengths, the queue size) is checked before use.
+ * Features negotiated: VIRTIO_NET_F_MAC and VIRTIO_NET_F_STATUS (and
+ * VIRTIO_F_VERSION_1 on the modern transport); nothing else, so every
+ * buffer starts with struct virtio_net_hdr: 10 bytes legacy, 12 modern
+ * (num_buffers is always there with VERSION_1, sec. 5.1.6).  Queues 0
+ * (receive) and 1 (transmit) are built at open: each receive descriptor
+ * owns a 2048-byte buffer the device writes into; transmit copies the
+ * frame behind a zeroed header, so the skb is freed at once and
+ * completion only returns descriptors.  Stop resets the device (which
+ * ends its DMA) before the memory it used is freed.  Everything read back
+ * from the device (used-ring ids and lengths, the queue size) is checked
+ * before use.
  */
 #include <drivers/pci.h>
+#include "drivers/net/virtio_net/virtio_pci.h"
 #include <kernel/errno.h>
 #include <kernel/irq.h>
 #include <kernel/module.h>
@@ -23,29 +26,12 @@
 #include <kernel/printk.h>
 #include <kernel/rcu.h>
 #include <kernel/string.h>
-#include <kernel/x86.h>
 #include <net/netdevice.h>
 #include <net/skbuff.h>
 
-/* Legacy register block in BAR 0 (sec. 4.1.4.8), without MSI-X. */
-#define VIRTIO_HOST_FEATURES  0x00
-#define VIRTIO_GUEST_FEATURES 0x04
-#define VIRTIO_QUEUE_PFN      0x08
-#define VIRTIO_QUEUE_SIZE     0x0c
-#define VIRTIO_QUEUE_SEL      0x0e
-#define VIRTIO_QUEUE_NOTIFY   0x10
-#define VIRTIO_STATUS         0x12
-#define VIRTIO_ISR            0x13
-#define VIRTIO_NET_MAC        0x14 /* device config (sec. 5.1.4) */
-#define VIRTIO_NET_STATUS     0x1a
-
-#define STATUS_ACK       1 /* sec. 2.1 */
-#define STATUS_DRIVER    2
-#define STATUS_DRIVER_OK 4
-#define STATUS_FAILED    0x80
-
-#define ISR_QUEUE  1
-#define ISR_CONFIG 2
+/* Device configuration of a network device (sec. 5.1.4). */
+#define VIRTIO_NET_CFG_MAC    0
+#define VIRTIO_NET_CFG_STATUS 6
 
 #define VIRTIO_NET_F_MAC     (1u << 5) /* sec. 5.1.3 */
 #define VIRTIO_NET_F_STATUS  (1u << 16)
@@ -59,9 +45,11 @@
 #define TXQ       1
 #define NBUF      64 /* buffers posted per queue */
 #define BUFSZ     2048
-#define HDRLEN    10 /* struct virtio_net_hdr without num_buffers */
 #define MAX_QSIZE 1024
 #define VNET_TAG  "virtio_net"
+
+static bool force_legacy;
+MODULE_PARAM(force_legacy, BOOL, "use the legacy virtio PCI transport");
 
 struct vring_desc {
 	uint64_t addr;
@@ -92,8 +80,9 @@ struct vq {
 struct vnet {
 	struct net_device *dev;
 	struct pci_dev *pdev;
-	uint16_t io;
-	uint32_t features;
+	struct virtio_pci vp;
+	uint64_t features;
+	unsigned hdrlen;
 	struct napi_struct napi;
 	struct vq q[2];
 	bool irq_on;
@@ -125,8 +114,7 @@ vq_setup(struct vnet *v, int idx)
 	struct vq *q = &v->q[idx];
 	unsigned size, avail_end;
 
-	outw(v->io + VIRTIO_QUEUE_SEL, (uint16_t)idx);
-	size = inw(v->io + VIRTIO_QUEUE_SIZE);
+	size = vp_queue_size(&v->vp, (unsigned)idx);
 	if (size < NBUF || size > MAX_QSIZE || (size & (size - 1)) != 0) {
 		pr_warn("virtio_net: queue %d: size %u unusable\n", idx, size);
 		return -EIO;
@@ -148,7 +136,13 @@ vq_setup(struct vnet *v, int idx)
 	q->free = NBUF;
 	for (unsigned i = 0; i < NBUF; i++)
 		q->free_ids[i] = (uint16_t)i;
-	outl(v->io + VIRTIO_QUEUE_PFN, (uint32_t)(V2P(q->desc) >> 12));
+	if (vp_queue_setup(&v->vp, (unsigned)idx, size, V2P(q->desc),
+	                   V2P(q->avail), V2P(q->used)) < 0) {
+		pr_warn("virtio_net: queue %d: notify offset out of range\n",
+		        idx);
+		vq_free(q);
+		return -EIO;
+	}
 	return 0;
 }
 
@@ -170,7 +164,7 @@ static void
 vq_notify(struct vnet *v, int idx)
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	outw(v->io + VIRTIO_QUEUE_NOTIFY, (uint16_t)idx);
+	vp_notify(&v->vp, (unsigned)idx);
 }
 
 /* Next used element, or false.  A used id the driver never posted is
@@ -192,7 +186,7 @@ static void
 update_link(struct vnet *v)
 {
 	if (!(v->features & VIRTIO_NET_F_STATUS) ||
-	    (inw(v->io + VIRTIO_NET_STATUS) & VIRTIO_NET_S_LINK_UP))
+	    (vp_config16(&v->vp, VIRTIO_NET_CFG_STATUS) & VIRTIO_NET_S_LINK_UP))
 		netif_carrier_on(v->dev);
 	else
 		netif_carrier_off(v->dev);
@@ -215,12 +209,12 @@ vnet_irq(void *arg)
 
 	if (v == NULL || !v->irq_on)
 		return;
-	isr = inb(v->io + VIRTIO_ISR); /* reading acknowledges */
+	isr = vp_isr(&v->vp); /* reading acknowledges */
 	if (isr == 0)
 		return; /* a device sharing the line */
-	if (isr & ISR_CONFIG)
+	if (isr & VIRTIO_ISR_CONFIG)
 		update_link(v);
-	if (isr & ISR_QUEUE) {
+	if (isr & VIRTIO_ISR_QUEUE) {
 		set_irqs(v, false);
 		napi_schedule(&v->napi);
 	}
@@ -261,14 +255,15 @@ vnet_poll(struct napi_struct *napi, int budget)
 			dev->stats.rx_errors++;
 			continue; /* not ours: nothing to give back */
 		}
-		if (len < HDRLEN + ETH_HLEN || len > BUFSZ) {
+		if (len < v->hdrlen + ETH_HLEN || len > BUFSZ) {
 			dev->stats.rx_errors++;
-		} else if ((skb = netdev_alloc_skb(dev, len - HDRLEN)) ==
+		} else if ((skb = netdev_alloc_skb(dev, len - v->hdrlen)) ==
 		           NULL) {
 			dev->stats.rx_dropped++;
 		} else {
-			memcpy(skb_put(skb, len - HDRLEN),
-			       q->buf + id * BUFSZ + HDRLEN, len - HDRLEN);
+			memcpy(skb_put(skb, len - v->hdrlen),
+			       q->buf + id * BUFSZ + v->hdrlen,
+			       len - v->hdrlen);
 			netif_receive_skb(skb);
 		}
 		vq_post(q, id, BUFSZ, VRING_DESC_F_WRITE);
@@ -295,12 +290,12 @@ vnet_xmit(struct sk_buff *skb, struct net_device *dev)
 	unsigned d;
 
 	tx_clean(v);
-	if (q->free == 0 || skb->len + HDRLEN > BUFSZ)
+	if (q->free == 0 || skb->len + v->hdrlen > BUFSZ)
 		return NETDEV_TX_BUSY;
 	d = q->free_ids[--q->free];
-	memset(q->buf + d * BUFSZ, 0, HDRLEN);
-	memcpy(q->buf + d * BUFSZ + HDRLEN, skb->data, skb->len);
-	vq_post(q, d, HDRLEN + skb->len, 0);
+	memset(q->buf + d * BUFSZ, 0, v->hdrlen);
+	memcpy(q->buf + d * BUFSZ + v->hdrlen, skb->data, skb->len);
+	vq_post(q, d, v->hdrlen + skb->len, 0);
 	vq_notify(v, TXQ);
 	kfree_skb(skb);
 	return NETDEV_TX_OK;
@@ -309,8 +304,7 @@ vnet_xmit(struct sk_buff *skb, struct net_device *dev)
 static void
 vnet_reset(struct vnet *v)
 {
-	outb(v->io + VIRTIO_STATUS, 0);
-	(void)inb(v->io + VIRTIO_STATUS); /* the write has landed */
+	vp_reset(&v->vp);
 }
 
 static int
@@ -319,10 +313,12 @@ vnet_open(struct net_device *dev)
 	struct vnet *v = netdev_priv(dev);
 	int r;
 
+	/* Initialisation in the order of sec. 3.1.1. */
 	vnet_reset(v);
-	outb(v->io + VIRTIO_STATUS, STATUS_ACK | STATUS_DRIVER);
-	outl(v->io + VIRTIO_GUEST_FEATURES, v->features);
-	r = vq_setup(v, RXQ);
+	vp_add_status(&v->vp, VIRTIO_STATUS_ACK | VIRTIO_STATUS_DRIVER);
+	r = vp_set_features(&v->vp, v->features);
+	if (r == 0)
+		r = vq_setup(v, RXQ);
 	if (r == 0)
 		r = vq_setup(v, TXQ);
 	if (r < 0)
@@ -338,8 +334,7 @@ vnet_open(struct net_device *dev)
 		r = -EBUSY;
 		goto fail;
 	}
-	outb(v->io + VIRTIO_STATUS,
-	     STATUS_ACK | STATUS_DRIVER | STATUS_DRIVER_OK);
+	vp_add_status(&v->vp, VIRTIO_STATUS_DRIVER_OK);
 	vq_notify(v, RXQ);
 	update_link(v);
 	return 0;
@@ -388,12 +383,11 @@ vnet_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct net_device *dev;
 	struct vnet *v;
-	uint32_t host;
+	uint64_t host, want = VIRTIO_NET_F_MAC | VIRTIO_NET_F_STATUS;
 	int r;
 
 	(void)id;
-	if (pdev->irq < 0 || pdev->bar[0].kind != PCI_BAR_KIND_IO ||
-	    pdev->bar[0].size < 0x20)
+	if (pdev->irq < 0)
 		return -ENODEV;
 	dev = alloc_etherdev(sizeof(*v));
 	if (dev == NULL)
@@ -401,15 +395,30 @@ vnet_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	v = netdev_priv(dev);
 	v->dev = dev;
 	v->pdev = pdev;
-	v->io = (uint16_t)pdev->bar[0].base;
 	pci_enable_device(pdev);
+	if (vp_init(&v->vp, pdev, force_legacy) < 0) {
+		pci_disable_device(pdev);
+		free_netdev(dev);
+		return -ENODEV;
+	}
 	vnet_reset(v);
-	outb(v->io + VIRTIO_STATUS, STATUS_ACK | STATUS_DRIVER);
-	host = inl(v->io + VIRTIO_HOST_FEATURES);
-	v->features = host & (VIRTIO_NET_F_MAC | VIRTIO_NET_F_STATUS);
+	vp_add_status(&v->vp, VIRTIO_STATUS_ACK | VIRTIO_STATUS_DRIVER);
+	host = vp_device_features(&v->vp);
+	if (v->vp.modern) {
+		if (!(host & VIRTIO_F_VERSION_1)) {
+			vnet_reset(v);
+			pci_disable_device(pdev);
+			free_netdev(dev);
+			return -ENODEV; /* a modern device must offer it */
+		}
+		want |= VIRTIO_F_VERSION_1;
+	}
+	v->features = host & want;
+	v->hdrlen = v->vp.modern ? 12 : 10;
 	if (v->features & VIRTIO_NET_F_MAC) {
 		for (int i = 0; i < ETH_ALEN; i++)
-			dev->dev_addr[i] = inb(v->io + VIRTIO_NET_MAC + i);
+			dev->dev_addr[i] = vp_config8(
+			    &v->vp, VIRTIO_NET_CFG_MAC + (unsigned)i);
 	} else {
 		/* No MAC from the device: a locally administered one. */
 		dev->dev_addr[0] = 0x02;
@@ -426,12 +435,14 @@ vnet_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return r;
 	}
 	pdev->driver_data = dev;
-	kprintf("virtio_net: %s: %s, irq %d, legacy I/O at %04x, features "
-	        "%08x of %08x, mac %02x:%02x:%02x:%02x:%02x:%02x\n",
-	        pdev->name, dev->name, pdev->irq, v->io, (unsigned)v->features,
-	        (unsigned)host, dev->dev_addr[0], dev->dev_addr[1],
-	        dev->dev_addr[2], dev->dev_addr[3], dev->dev_addr[4],
-	        dev->dev_addr[5]);
+	kprintf("virtio_net: %s: %s, irq %d, %s transport, features "
+	        "%08x%08x of %08x%08x, mac %02x:%02x:%02x:%02x:%02x:%02x\n",
+	        pdev->name, dev->name, pdev->irq,
+	        v->vp.modern ? "modern" : "legacy",
+	        (unsigned)(v->features >> 32), (unsigned)v->features,
+	        (unsigned)(host >> 32), (unsigned)host, dev->dev_addr[0],
+	        dev->dev_addr[1], dev->dev_addr[2], dev->dev_addr[3],
+	        dev->dev_addr[4], dev->dev_addr[5]);
 	return 0;
 }
 
@@ -439,16 +450,15 @@ static void
 vnet_remove(struct pci_dev *pdev)
 {
 	struct net_device *dev = pdev->driver_data;
-	struct vnet *v = netdev_priv(dev);
-	uint16_t io = v->io;
+	struct virtio_pci vp = ((struct vnet *)netdev_priv(dev))->vp;
 
 	unregister_netdev(dev); /* stops it if up; see e1000_remove */
-	outb(io + VIRTIO_STATUS, 0);
+	vp_reset(&vp);
 	pci_disable_device(pdev);
 }
 
 static const struct pci_device_id vnet_ids[] = {
-    {0x1af4, 0x1000, 0}, /* transitional virtio-net (legacy I/O) */
+    {0x1af4, 0x1000, 0}, /* transitional virtio-net (both transports) */
     {0, 0, 0},
 };
 
@@ -476,5 +486,5 @@ module_init(vnet_init);
 module_exit(vnet_exit);
 NETDEV_MODULE_HOOKS();
 MODULE_INFO(alias, "pci:v00001AF4d00001000");
-MODULE_DESCRIPTION("virtio-net over the legacy virtio PCI transport");
+MODULE_DESCRIPTION("virtio-net over the modern or legacy virtio PCI transport");
 MODULE_LICENSE("GPL");
