@@ -15,7 +15,7 @@ errno_name(int err)
 		{EIO, "EIO"},		  {ENXIO, "ENXIO"},
 		{E2BIG, "E2BIG"},	  {ENOEXEC, "ENOEXEC"},
 		{EAGAIN, "EAGAIN"},	  {ENOMEM, "ENOMEM"},
-		{EFAULT, "EFAULT"},	  {EFBIG, "EFBIG"},	  {EBUSY, "EBUSY"},
+		{EFAULT, "EFAULT"},	  {EFBIG, "EFBIG"},	  {EPIPE, "EPIPE"},	  {EBUSY, "EBUSY"},
 		{EEXIST, "EEXIST"},	  {ENODEV, "ENODEV"},
 		{EINVAL, "EINVAL"},	  {ENOSPC, "ENOSPC"},
 		{ERANGE, "ERANGE"},	  {ENOSYS, "ENOSYS"},

@@ -17,6 +17,7 @@
 #define ENOMEM 12
 #define EFAULT 14
 #define EFBIG 27
+#define EPIPE 32
 #define EBUSY 16
 #define EEXIST 17
 #define ENODEV 19
