@@ -14,8 +14,8 @@
  * neigh_ifdown: dead, no device, output on it is dropped; the last
  * neigh_release frees it.
  *
- * Hostile input: only ARP aimed at one of our addresses creates an
- * entry, the table is bounded (NEIGH_MAX), and unsolicited ARP can only
+ * Hostile input: only ARP aimed at one of our addresses, from a sender
+ * on our subnet, creates an entry, the table is bounded (NEIGH_MAX), and unsolicited ARP can only
  * make an entry STALE (neigh_fsm.h).
  */
 #include "net/inet.h"
@@ -246,6 +246,7 @@ arp_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt)
 	struct neigh_action act;
 	enum net_drop why;
 	uint32_t ours, f;
+	unsigned plen;
 
 	(void)pt;
 	INET_INC(arp_in);
@@ -261,7 +262,13 @@ arp_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt)
 		inet_drop_skb(skb, why);
 		return;
 	}
-	if (a.spa != 0 && a.spa != ours)
+	INET_INC(arp_ok);
+	/* Only a neighbour on our subnet gets an entry: a hostile sender
+	 * claiming any address must not fill the table. */
+	plen = 32;
+	inet_addr_get(dev->ifindex, &plen);
+	if (a.spa != 0 && a.spa != ours &&
+	    ((a.spa ^ ours) & ipv4_netmask(plen)) == 0)
 		fresh = kzalloc(sizeof(*fresh), INET_TAG);
 	f = spin_lock_irqsave(&neigh_lock);
 	if (fresh != NULL) {

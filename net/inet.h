@@ -44,7 +44,7 @@ void inet_drop_skb(struct sk_buff *skb, enum net_drop reason);
 void inet_drop_snapshot(struct net_drop_stats *out);
 
 struct inet_mib {
-	uint32_t ip_in, ip_delivered, ip_out, arp_in, arp_out;
+	uint32_t ip_in, ip_delivered, ip_out, arp_in, arp_ok, arp_out;
 	uint32_t icmp_in, icmp_out, udp_in, udp_out;
 };
 extern struct inet_mib inet_mib;

@@ -11,3 +11,10 @@ $(HOSTBIN)/udpecho-client: tests/net/udpecho-client.c
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
 
 host: $(HOSTBIN)/udpecho-client
+
+# Hostile frames for the IPv4 stack (tests/scenarios/inet-fuzz.scn).
+$(HOSTBIN)/inetfuzz: tests/net/inetfuzz.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
+
+host: $(HOSTBIN)/inetfuzz
