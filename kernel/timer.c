@@ -61,22 +61,33 @@ timer_add(struct timer *t, uint64_t expires)
 	spin_unlock_irqrestore(&timer_lock, f);
 }
 
+/*
+ * A running callback may re-arm its own timer (a periodic timer): after
+ * waiting for it, look again, so that once we return the timer is
+ * neither pending nor running.
+ */
 bool
 timer_del(struct timer *t)
 {
-	bool was;
-	uint32_t f = spin_lock_irqsave(&timer_lock);
+	bool was = false, running;
 
-	was = t->pending;
-	if (was) {
-		list_del_init(&t->link);
-		t->pending = false;
+	for (;;) {
+		uint32_t f = spin_lock_irqsave(&timer_lock);
+
+		if (t->pending) {
+			list_del_init(&t->link);
+			t->pending = false;
+			was = true;
+		}
+		running = running_timer == t;
+		spin_unlock_irqrestore(&timer_lock, f);
+		/* A callback deleting its own timer must not wait for
+		 * itself. */
+		if (!running || in_interrupt())
+			return was;
+		while (running_timer == t)
+			cpu_relax();
 	}
-	spin_unlock_irqrestore(&timer_lock, f);
-	/* A callback deleting its own timer must not wait for itself. */
-	while (running_timer == t && !in_interrupt())
-		cpu_relax();
-	return was;
 }
 
 static void
