@@ -20,6 +20,7 @@ work_init(struct work *w, void (*fn)(struct work *))
 	w->fn = fn;
 	w->queued = false;
 	w->running = false;
+	w->canceling = 0;
 }
 
 bool
@@ -28,7 +29,7 @@ schedule_work(struct work *w)
 	bool queued = false;
 	uint32_t f = spin_lock_irqsave(&work_lock);
 
-	if (!w->queued) {
+	if (!w->queued && w->canceling == 0) {
 		w->queued = true;
 		list_add_tail(&w->link, &work_list);
 		queued = true;
@@ -39,12 +40,19 @@ schedule_work(struct work *w)
 	return queued;
 }
 
+/*
+ * A running work may queue itself again (a poll loop, a retry).  While
+ * we cancel, schedule_work() refuses it, so once the running instance is
+ * done nothing can bring it back; waiting in a loop instead would
+ * livelock against a work that re-queues itself on our CPU.
+ */
 bool
 cancel_work_sync(struct work *w)
 {
 	bool was = false;
 	uint32_t f = spin_lock_irqsave(&work_lock);
 
+	w->canceling++;
 	if (w->queued) {
 		list_del_init(&w->link);
 		w->queued = false;
@@ -52,6 +60,9 @@ cancel_work_sync(struct work *w)
 	}
 	spin_unlock_irqrestore(&work_lock, f);
 	wait_event(work_done_wq, !READ_ONCE(w->running));
+	f = spin_lock_irqsave(&work_lock);
+	w->canceling--;
+	spin_unlock_irqrestore(&work_lock, f);
 	return was;
 }
 

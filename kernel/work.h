@@ -14,12 +14,16 @@ struct work {
 	void (*fn)(struct work *w);
 	volatile bool queued;
 	volatile bool running;
+	int canceling; /* cancel_work_sync() calls in progress */
 };
 
 void work_init(struct work *w, void (*fn)(struct work *));
-/* Queue unless already queued; returns true if it queued it. */
+/* Queue unless already queued (or being cancelled); returns true if it
+ * queued it. */
 bool schedule_work(struct work *w);
-/* Remove a queued work and wait for a running one to finish. */
+/* Remove a queued work and wait for a running one to finish; queueing
+ * it meanwhile (even from itself) fails.  On return it is neither queued
+ * nor running.  Returns true if it was queued. */
 bool cancel_work_sync(struct work *w);
 void workqueue_init(void);
 
