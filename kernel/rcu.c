@@ -2,8 +2,8 @@
  * Grace periods by counting quiescent states per CPU (see rcu.h).  Each
  * CPU bumps its qs_seq at every context switch, every idle-loop pass and
  * every tick that interrupted non-reader code; a grace period is over when
- * every other CPU's counter has moved since it began, or the CPU is
- * sitting in its idle thread (which never reads).
+ * every other CPU's counter has moved since it began.  (An idle CPU is no
+ * exception: interrupt handlers running on it may be readers.)
  */
 #include <kernel/rcu.h>
 #include <kernel/sched.h>
@@ -39,8 +39,11 @@ synchronize_rcu(void)
 		struct cpu *c = &cpus[i];
 		if (i == me || c->state != CPU_ONLINE)
 			continue;
-		while (READ_ONCE(c->qs_seq) == seen[i] &&
-		       READ_ONCE(c->curr) != c->idle)
+		/* No shortcut for a CPU whose current thread is idle: an
+		 * interrupt handler there (network receive) may be inside
+		 * a read-side section.  An idle CPU passes a quiescent
+		 * state at every tick and idle-loop pass anyway. */
+		while (READ_ONCE(c->qs_seq) == seen[i])
 			msleep(1);
 	}
 }
