@@ -39,6 +39,8 @@ struct irq_chip {
 };
 
 int irq_register(int irq, irq_handler_fn fn, void *arg, const char *name);
+/* Returns once fn runs nowhere (it waits for other CPUs' running
+ * handlers): never call it holding a lock that fn takes. */
 void irq_unregister(int irq, irq_handler_fn fn, void *arg);
 void irq_set_chip(const struct irq_chip *chip);
 const struct irq_chip *irq_get_chip(void);

@@ -30,9 +30,17 @@ struct irq_action {
 	irq_handler_fn fn;
 	void *arg;
 	const char *name;
+	bool dying; /* unregistered, a running handler may still read arg */
 };
 static struct irq_action irq_actions[NR_IRQS][MAX_SHARED];
 static uint64_t irq_counts[NR_IRQS];
+/* Per CPU: the device line whose handlers it runs (irq + 1, 0 if none)
+ * and a count that is odd while it runs them.  irq_unregister() uses
+ * them to wait for handlers that started before the removal. */
+static struct {
+	volatile int line;
+	volatile uint32_t seq;
+} irq_running[MAX_CPUS];
 static vector_handler_fn vector_handlers[256];
 static const struct irq_chip *chip = &pic_chip;
 static DEFINE_SPINLOCK(irq_lock);
@@ -100,9 +108,14 @@ irq_register(int irq, irq_handler_fn fn, void *arg, const char *name)
 		if (irq_actions[irq][i].fn != NULL)
 			first = 0;
 	for (i = 0; i < MAX_SHARED; i++) {
-		if (irq_actions[irq][i].fn == NULL) {
-			irq_actions[irq][i] =
-				(struct irq_action){fn, arg, name};
+		struct irq_action *a = &irq_actions[irq][i];
+
+		if (a->fn == NULL && !a->dying) {
+			/* trap() on another CPU may look at this slot
+			 * right now: fn goes in last, after its arg. */
+			a->arg = arg;
+			a->name = name;
+			__atomic_store_n(&a->fn, fn, __ATOMIC_RELEASE);
 			break;
 		}
 	}
@@ -112,9 +125,33 @@ irq_register(int irq, irq_handler_fn fn, void *arg, const char *name)
 	return i < MAX_SHARED ? 0 : -1;
 }
 
+/* Wait until no other CPU runs handlers of irq that it started before
+ * now.  A CPU whose count moved has left the handlers it was in. */
+static void
+irq_wait_handlers(int irq)
+{
+	for (int i = 0; i < MAX_CPUS; i++) {
+		uint32_t seq =
+		    __atomic_load_n(&irq_running[i].seq, __ATOMIC_SEQ_CST);
+
+		if (i == cpu_id() || (seq & 1) == 0 ||
+		    READ_ONCE(irq_running[i].line) != irq + 1)
+			continue;
+		while (READ_ONCE(irq_running[i].seq) == seq)
+			cpu_relax();
+	}
+}
+
+/*
+ * Once this returns, fn is not running anywhere and will not be called
+ * again, so the caller may free arg or unload fn's code.  The slot stays
+ * reserved (dying) until then: a handler already running may still read
+ * its arg, which a new registration must not overwrite meanwhile.
+ */
 void
 irq_unregister(int irq, irq_handler_fn fn, void *arg)
 {
+	struct irq_action *gone = NULL;
 	uint32_t f;
 	int left = 0;
 
@@ -123,13 +160,24 @@ irq_unregister(int irq, irq_handler_fn fn, void *arg)
 	f = spin_lock_irqsave(&irq_lock);
 	for (int i = 0; i < MAX_SHARED; i++) {
 		struct irq_action *a = &irq_actions[irq][i];
-		if (a->fn == fn && a->arg == arg)
-			*a = (struct irq_action){NULL, NULL, NULL};
-		else if (a->fn != NULL)
+		if (gone == NULL && a->fn == fn && a->arg == arg) {
+			gone = a;
+			a->dying = true;
+			__atomic_store_n(&a->fn, NULL, __ATOMIC_RELEASE);
+		} else if (a->fn != NULL) {
 			left = 1;
+		}
 	}
 	if (!left)
 		chip->mask(irq);
+	/* The unlock is a locked instruction: the cleared slot is visible
+	 * to every CPU before we look at what they are running. */
+	spin_unlock_irqrestore(&irq_lock, f);
+	if (gone == NULL)
+		return;
+	irq_wait_handlers(irq);
+	f = spin_lock_irqsave(&irq_lock);
+	gone->dying = false;
 	spin_unlock_irqrestore(&irq_lock, f);
 }
 
@@ -239,11 +287,21 @@ trap(struct trapframe *tf)
 	if (v >= IRQ_BASE && v < IRQ_BASE + NR_IRQS) {
 		int irq = v - IRQ_BASE;
 		irq_counts[irq]++;
+		irq_running[c->id].line = irq + 1;
+		/* A full barrier (xchg): irq_unregister() must see us
+		 * running before we can read a slot it already cleared. */
+		__atomic_add_fetch(&irq_running[c->id].seq, 1,
+		                   __ATOMIC_SEQ_CST);
 		for (int i = 0; i < MAX_SHARED; i++) {
 			struct irq_action *a = &irq_actions[irq][i];
-			if (a->fn != NULL)
-				a->fn(a->arg);
+			irq_handler_fn fn =
+			    __atomic_load_n(&a->fn, __ATOMIC_ACQUIRE);
+			if (fn != NULL)
+				fn(a->arg);
 		}
+		__atomic_add_fetch(&irq_running[c->id].seq, 1,
+		                   __ATOMIC_SEQ_CST);
+		irq_running[c->id].line = 0;
 		chip->eoi(irq);
 	} else if (vector_handlers[v] != NULL) {
 		vector_handlers[v](tf);
