@@ -114,6 +114,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 -include drivers/drivers.mk
 -include tests/net/net.mk
 -include modloader/modules.mk
+-include tests/stress/stress.mk
 
 # ---- ISO through GRUB ----------------------------------------------------------
 iso: $(ISOIMG)
