@@ -24,6 +24,10 @@ backend_args(const struct qemu_config *q, struct argv *a, int slot, bool first)
 	switch (q->prof->net) {
 	case NET_USER:
 		sb_addf(&sb, "user,id=n%d", slot);
+		/* QEMU's built-in TFTP server answers at 10.0.2.2 on every
+		 * NIC's network. */
+		if (q->tftp_dir != NULL)
+			sb_addf(&sb, ",tftp=%s", q->tftp_dir);
 		/* Forwards go to the first NIC: that is where DHCP lands. */
 		for (int i = 0; first && i < q->nfwd; i++)
 			sb_addf(&sb, ",hostfwd=%s:127.0.0.1:%d-:%d",

@@ -34,6 +34,7 @@ struct qemu_config {
 	const int *fwd_host_port; /* chosen host ports, parallel to fwd */
 	int nfwd;
 	const char *pcap_prefix; /* NULL: no packet capture */
+	const char *tftp_dir;    /* user net: tftp=DIR; NULL: none */
 	/* net dgram: per NIC slot, QEMU's UDP port and the peer's. */
 	int dgram_port[2][2];
 };

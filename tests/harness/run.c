@@ -484,6 +484,7 @@ start_qemu(struct run *R)
 	                         .fwd_host_port = host_ports,
 	                         .nfwd = s->nfwd,
 	                         .pcap_prefix = pcap,
+	                         .tftp_dir = s->tftp_dir,
 	                         .gdb_port = gdb_port};
 	memcpy(q.dgram_port, dgram_port, sizeof(q.dgram_port));
 	rc = qemu_build_argv(&q, &a, err, sizeof(err));

@@ -400,6 +400,21 @@ parse_line(struct parser *p, char *line)
 		s->pcap = true;
 		return no_args(p, dir, args);
 	}
+	if (strcmp(dir, "tftp") == 0) {
+		if (need_args(p, dir, args) < 0)
+			return -1;
+		if (s->tftp_dir != NULL)
+			return fail(p, "tftp given twice");
+		/* One directory, no separators QEMU's option parser would
+		 * take for its own. */
+		if (strpbrk(args, " \t,=") != NULL)
+			return fail(p, "tftp: expected one directory without "
+			               "blanks, ',' or '=', got '%s'",
+			            args);
+		s->tftp_dir = xstrdup(args);
+		s->needs_qemu = true;
+		return 0;
+	}
 	if (strcmp(dir, "send") == 0 || strcmp(dir, "sendraw") == 0) {
 		s->needs_qemu = true;
 		return parse_send(p, dir[4] ? OP_SENDRAW : OP_SEND, args);
@@ -507,6 +522,7 @@ script_free(struct script *s)
 	free(s->modules);
 	free(s->d);
 	free(s->cmdline);
+	free(s->tftp_dir);
 	free(s->name);
 	free(s->path);
 	free(s);

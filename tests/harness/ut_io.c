@@ -86,6 +86,12 @@ qemu_nics(void)
 	q.fwd_host_port = &port;
 	q.nfwd = 1;
 	q.pcap_prefix = "build/test-logs/x";
+	q.tftp_dir = "build/modules";
+	s = build(&q, &p, err);
+	CHECK(s != NULL);
+	CHECK_HAS(s, " -netdev user,id=n1,tftp=build/modules -object ");
+	q.tftp_dir = NULL;
+	free(s);
 	s = build(&q, &p, err);
 	CHECK(s != NULL);
 	CHECK_HAS(s, " -netdev user,id=n0,hostfwd=udp:127.0.0.1:40000-:7 "

@@ -28,6 +28,7 @@ script_every_directive(void)
 	                         "modules a.ko b.ko\n"
 	                         "limit 100\n"
 	                         "hostfwd udp 7\n"
+	                         "tftp build/modules\n"
 	                         "prompt\n"
 	                         "send ping -c 1 ${PORT0}\n"
 	                         "sendraw \"\\x01a\\r\"\n"
@@ -52,6 +53,7 @@ script_every_directive(void)
 	CHECK(s->limit_ms == 100000);
 	CHECK(s->nfwd == 1 && s->fwd[0].proto == FWD_UDP &&
 	      s->fwd[0].guest_port == 7);
+	CHECK_STR(s->tftp_dir, "build/modules");
 	CHECK(s->needs_qemu);
 	CHECK(s->nd == 12);
 	CHECK(s->d[0].op == OP_PROMPT && s->d[0].timeout_ms == 30000);
@@ -133,6 +135,9 @@ script_errors(void)
 	    {"host nc ${PORT0}\nhostfwd udp 7\n",
 	     "t.scn:1: host: unknown variable '${PORT0}'"},
 	    {"hostfwd icmp 7\n", "t.scn:1: hostfwd: expected 'udp|tcp"},
+	    {"tftp a,b\n", "t.scn:1: tftp: expected one directory"},
+	    {"tftp a\ntftp b\n", "t.scn:2: tftp given twice"},
+	    {"tftp\n", "t.scn:1: tftp: missing argument"},
 	    {"profiles a a\n", "t.scn:1: profiles: 'a' listed twice"},
 	    {"profiles ../x\n", "t.scn:1: profiles: bad profile name"},
 	    {"prompt now\n", "t.scn:1: prompt takes no argument"},

@@ -1,0 +1,84 @@
+/*
+ * Modules that arrive at run time (fetched over TFTP, net/tftp.c): the
+ * file is copied into pages of its own and listed with the boot modules,
+ * under its name, so the ordinary pipeline (load.c, which finds files by
+ * boot-module name) loads it and `insmod -l` shows it.  Like a boot
+ * module, the copy stays for the life of the system (a later insmod of
+ * the same name loads it again); adding a second file of the same name
+ * is refused.
+ */
+#include <kernel/errno.h>
+#include <kernel/module.h>
+#include <kernel/multiboot.h>
+#include <kernel/mutex.h>
+#include <kernel/page_alloc.h>
+#include <kernel/string.h>
+#include "modloader/module_internal.h"
+#include "modloader/netload.h"
+
+#define NETLOAD_MAX (4u << 20) /* 4 MiB: far more than any module here */
+
+static DEFINE_MUTEX(netload_mutex);
+
+/* 0, -EEXIST (a boot module of that name), -ENOSPC (table full),
+ * -EFBIG, -ENOMEM, -EINVAL (bad name). */
+int
+module_add_buffer(const char *name, const void *data, size_t size)
+{
+	struct boot_module *bm;
+	unsigned npages;
+	void *copy;
+	int r = 0;
+
+	if (name[0] == '\0' || strlen(name) >= sizeof(bm->name) ||
+	    strchr(name, '/') != NULL)
+		return -EINVAL;
+	if (size == 0 || size > NETLOAD_MAX)
+		return -EFBIG;
+	npages = (unsigned)((size + 4095) / 4096);
+	mutex_lock(&netload_mutex);
+	if (boot_module_find(name) != NULL) {
+		r = -EEXIST;
+		goto out;
+	}
+	if (boot_info.nmods >= MAX_BOOT_MODULES) {
+		r = -ENOSPC;
+		goto out;
+	}
+	/* Contiguous, direct-mapped and page-aligned, as a loader would
+	 * have placed it: load.c reads it through P2V(start). */
+	copy = alloc_pages(npages, "netload");
+	if (copy == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	memcpy(copy, data, size);
+	bm = &boot_info.mods[boot_info.nmods];
+	strlcpy(bm->name, name, sizeof(bm->name));
+	bm->start = V2P(copy);
+	bm->end = bm->start + size;
+	/* Readers scan [0, nmods) without the mutex: fill first. */
+	__atomic_store_n(&boot_info.nmods, boot_info.nmods + 1,
+	                 __ATOMIC_RELEASE);
+out:
+	mutex_unlock(&netload_mutex);
+	return r;
+}
+
+int
+module_load_buffer(const char *name, const void *data, size_t size, int argc,
+                   char **argv, char *modname, char *err, size_t errlen)
+{
+	int r = module_add_buffer(name, data, size);
+
+	if (r == -EEXIST) {
+		snprintf(err, errlen, "a module file named %s exists already",
+		         name);
+		return r;
+	}
+	if (r != 0) {
+		snprintf(err, errlen, "cannot keep %s (%zu bytes)", name, size);
+		return r;
+	}
+	return module_load(name, argc, argv, modname, err, errlen);
+}
