@@ -15,8 +15,8 @@
  * neigh_release frees it.
  *
  * Hostile input: only ARP aimed at one of our addresses, from a sender
- * on our subnet, creates an entry, the table is bounded (NEIGH_MAX), and unsolicited ARP can only
- * make an entry STALE (neigh_fsm.h).
+ * on our subnet, creates an entry, the table is bounded (NEIGH_MAX), and
+ * unsolicited ARP can only make an entry STALE (neigh_fsm.h).
  */
 #include "net/inet.h"
 #include "net/arp_proto.h"
@@ -169,8 +169,8 @@ neigh_find(int ifindex, uint32_t ip)
 {
 	struct neighbour *n;
 
-	list_for_each_entry(n, &neigh_table, link)
-	    if (n->ifindex == ifindex && n->e.ip == ip) return n;
+	list_for_each_entry(n, &neigh_table, link) if (n->ifindex == ifindex &&
+	                                               n->e.ip == ip) return n;
 	return NULL;
 }
 
@@ -350,8 +350,8 @@ arp_show(void)
 	list_for_each_entry(n, &neigh_table, link)
 	{
 		const uint8_t *m = n->e.mac;
-		bool has_mac = n->e.state == NEIGH_REACHABLE ||
-		               n->e.state == NEIGH_STALE;
+		bool has_mac =
+		    n->e.state == NEIGH_REACHABLE || n->e.state == NEIGH_STALE;
 		kprintf("%s dev %s", inet_ntoa_r(n->e.ip, b), n->ifname);
 		if (has_mac)
 			kprintf(" lladdr %02x:%02x:%02x:%02x:%02x:%02x", m[0],
@@ -373,8 +373,8 @@ arp_show(void)
 struct neighbour *
 neigh_lookup_hold(struct net_device *dev, uint32_t ip, bool create)
 {
-	struct neighbour *fresh = create ? kzalloc(sizeof(*fresh), INET_TAG)
-	                                 : NULL;
+	struct neighbour *fresh =
+	    create ? kzalloc(sizeof(*fresh), INET_TAG) : NULL;
 	struct neighbour *n;
 	uint32_t f = spin_lock_irqsave(&neigh_lock);
 

@@ -133,7 +133,8 @@ ip_route(int argc, char **argv)
 		if (strcmp(argv[i], "via") == 0) {
 			if (inet_aton(argv[i + 1], &gw) != 0)
 				return cmd_error("ip", -EINVAL,
-				                 "bad gateway '%s'", argv[i + 1]);
+				                 "bad gateway '%s'",
+				                 argv[i + 1]);
 		} else if (strcmp(argv[i], "dev") == 0) {
 			ifindex = get_dev_index(argv[i + 1]);
 			if (ifindex == 0)
@@ -177,8 +178,9 @@ cmd_inet_ip(int argc, char **argv)
 			return c->fn(argc, argv);
 	return cmd_usage("ip");
 }
-COMMAND(ip, "ip link ... | ip addr [add|del A/N dev D] | "
-            "ip route [add|del P/N|default [via G] dev D [metric M]]",
+COMMAND(ip,
+        "ip link ... | ip addr [add|del A/N dev D] | "
+        "ip route [add|del P/N|default [via G] dev D [metric M]]",
         "addresses, routes (and ip link: devices)", cmd_inet_ip);
 
 static int
@@ -235,8 +237,8 @@ cmd_netstat(int argc, char **argv)
 
 	if (argc != 2 || strcmp(argv[1], "-s") != 0)
 		return cmd_usage("netstat");
-	kprintf("ip: %u received, %u delivered, %u sent\n",
-	        inet_mib.ip_in, inet_mib.ip_delivered, inet_mib.ip_out);
+	kprintf("ip: %u received, %u delivered, %u sent\n", inet_mib.ip_in,
+	        inet_mib.ip_delivered, inet_mib.ip_out);
 	kprintf("arp: %u received, %u accepted, %u sent\n", inet_mib.arp_in,
 	        inet_mib.arp_ok, inet_mib.arp_out);
 	kprintf("icmp: %u received, %u sent\n", inet_mib.icmp_in,
@@ -261,7 +263,8 @@ cmd_netstat(int argc, char **argv)
 COMMAND(netstat, "netstat -s", "packet counters and drops by reason",
         cmd_netstat);
 
-/* ---- ping ------------------------------------------------------------------ */
+/* ---- ping ------------------------------------------------------------------
+ */
 
 static int
 cmd_ping(int argc, char **argv)
@@ -332,9 +335,8 @@ cmd_ping(int argc, char **argv)
 	}
 	ping_unregister(&w);
 	kprintf("--- %s ping statistics ---\n", b);
-	kprintf("%u packets transmitted, %u received, %u%% packet loss\n",
-	        sent, received,
-	        sent != 0 ? (sent - received) * 100 / sent : 0);
+	kprintf("%u packets transmitted, %u received, %u%% packet loss\n", sent,
+	        received, sent != 0 ? (sent - received) * 100 / sent : 0);
 	if (received != 0)
 		kprintf("rtt min/avg/max = %llu/%llu/%llu ms\n", rtt_min,
 		        rtt_sum / received, rtt_max);

@@ -76,8 +76,8 @@ cmd_tftp(int argc, char **argv)
 	bool load;
 	int r;
 
-	if (argc < 3 || (strcmp(argv[1], "get") != 0 &&
-	                 strcmp(argv[1], "insmod") != 0) ||
+	if (argc < 3 ||
+	    (strcmp(argv[1], "get") != 0 && strcmp(argv[1], "insmod") != 0) ||
 	    (strcmp(argv[1], "get") == 0 && argc != 3))
 		return cmd_usage("tftp");
 	load = strcmp(argv[1], "insmod") == 0;

@@ -42,8 +42,8 @@ echo_count(unsigned long port)
 	int n = 0;
 	uint32_t f = spin_lock_irqsave(&echo_lock);
 
-	list_for_each_entry(s, &echo_srvs, link) if (port == 0 ||
-	                                             s->port == port) n++;
+	list_for_each_entry(s, &echo_srvs,
+	                    link) if (port == 0 || s->port == port) n++;
 	spin_unlock_irqrestore(&echo_lock, f);
 	return n;
 }
@@ -111,8 +111,9 @@ cmd_udpecho(int argc, char **argv)
 
 	if (argc >= 2 && strcmp(argv[1], "stop") == 0) {
 		port = 0;
-		if (argc > 3 || (argc == 3 && (parse_ulong(argv[2], &port) != 0 ||
-		                               port == 0 || port > 65535)))
+		if (argc > 3 ||
+		    (argc == 3 && (parse_ulong(argv[2], &port) != 0 ||
+		                   port == 0 || port > 65535)))
 			return cmd_usage("udpecho");
 		return echo_stop(port);
 	}
@@ -120,8 +121,8 @@ cmd_udpecho(int argc, char **argv)
 		dev = argv[i + 1];
 		i += 2;
 	}
-	if (i < argc && (parse_ulong(argv[i++], &port) != 0 || port == 0 ||
-	                 port > 65535))
+	if (i < argc &&
+	    (parse_ulong(argv[i++], &port) != 0 || port == 0 || port > 65535))
 		return cmd_error("udpecho", -EINVAL, "bad port '%s'",
 		                 argv[i - 1]);
 	if (i != argc)
@@ -244,8 +245,7 @@ cmd_udpsend(int argc, char **argv)
 		          dport);
 		goto out;
 	}
-	kprintf("udpsend: sent %lu bytes from port %u\n", size,
-	        sk->local.port);
+	kprintf("udpsend: sent %lu bytes from port %u\n", size, sk->local.port);
 	r = 0;
 	if (wait != 0) {
 		sk->rcvtimeo_ms = (long)wait;
@@ -261,8 +261,7 @@ out:
 	kfree(buf);
 	return r < 0 ? r : 0;
 }
-COMMAND(udpsend,
-        "udpsend [-b DEV] [-w MS] [-p SPORT] ADDR PORT TEXT|-n SIZE",
+COMMAND(udpsend, "udpsend [-b DEV] [-w MS] [-p SPORT] ADDR PORT TEXT|-n SIZE",
         "send one UDP datagram (and wait for a reply)", cmd_udpsend);
 
 static int

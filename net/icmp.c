@@ -198,8 +198,8 @@ icmp_send_unreach(const struct inet_rx_info *ri, uint8_t code)
 }
 
 static const struct inet_protocol icmp_protocol = {
-	.proto = IP_PROTO_ICMP,
-	.handler = icmp_rcv,
+    .proto = IP_PROTO_ICMP,
+    .handler = icmp_rcv,
 };
 
 void

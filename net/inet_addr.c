@@ -225,7 +225,8 @@ inet_addr_show(void)
 		kprintf("(no addresses)\n");
 }
 
-/* ---- the notifier ---------------------------------------------------------- */
+/* ---- the notifier ----------------------------------------------------------
+ */
 
 static void
 inet_netdev_event(struct notifier_block *nb, unsigned long event,
@@ -249,7 +250,7 @@ inet_netdev_event(struct notifier_block *nb, unsigned long event,
 }
 
 static struct notifier_block inet_notifier = {
-	.notifier_call = inet_netdev_event,
+    .notifier_call = inet_netdev_event,
 };
 
 static void

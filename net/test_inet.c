@@ -217,8 +217,7 @@ socket_registry_and_timeouts(struct ktest *t)
 	KEXPECT_EQ(t, sock_recvfrom(sk, buf, sizeof(buf), NULL, MSG_DONTWAIT),
 	           -EAGAIN);
 	sk->rcvtimeo_ms = 30;
-	KEXPECT_EQ(t, sock_recvfrom(sk, buf, sizeof(buf), NULL, 0),
-	           -ETIMEDOUT);
+	KEXPECT_EQ(t, sock_recvfrom(sk, buf, sizeof(buf), NULL, 0), -ETIMEDOUT);
 	sk->nonblock = true;
 	KEXPECT_EQ(t, sock_recvfrom(sk, buf, sizeof(buf), NULL, 0), -EAGAIN);
 	KEXPECT_EQ(t, sock_sendto(sk2, buf, sizeof(buf), NULL), -ENOTCONN);

@@ -146,8 +146,9 @@ tftp_run(struct tftp_xfer *x, const char *name, char *msg, size_t size)
 		int n = sock_recvfrom(x->sk, x->pkt, sizeof(x->pkt), &from, 0);
 		if (n == -ETIMEDOUT) {
 			if (++tries == TFTP_TRIES) {
-				snprintf(msg, size, "no answer from the server"
-				                    " (block %u)",
+				snprintf(msg, size,
+				         "no answer from the server"
+				         " (block %u)",
 				         x->block);
 				return -ETIMEDOUT;
 			}
@@ -155,8 +156,9 @@ tftp_run(struct tftp_xfer *x, const char *name, char *msg, size_t size)
 			continue;
 		}
 		if (n < 0) {
-			snprintf(msg, size, "%s", n == -EINTR ? "interrupted"
-			                                      : "receive failed");
+			snprintf(msg, size, "%s",
+			         n == -EINTR ? "interrupted"
+			                     : "receive failed");
 			return n;
 		}
 		tries = 0;

@@ -39,9 +39,9 @@ port_used(uint16_t port)
 {
 	struct udp_sock *u;
 
-	list_for_each_entry(u, &udp_socks, link) if (u->bound &&
-	                                             u->sk->local.port == port)
-	    return true;
+	list_for_each_entry(u, &udp_socks,
+	                    link) if (u->bound &&
+	                              u->sk->local.port == port) return true;
 	return false;
 }
 
@@ -222,17 +222,17 @@ udp_show(struct socket *sk, char *buf, size_t size)
 }
 
 struct proto_ops udp_proto_ops = {
-	.name = "udp",
-	.type = SOCK_DGRAM,
-	.protocol = IP_PROTO_UDP,
-	.owner = NULL,
-	.init = udp_init_sock,
-	.release = udp_release,
-	.bind = udp_bind,
-	.connect = udp_connect,
-	.sendto = udp_sendto,
-	.recvfrom = udp_recvfrom,
-	.show = udp_show,
+    .name = "udp",
+    .type = SOCK_DGRAM,
+    .protocol = IP_PROTO_UDP,
+    .owner = NULL,
+    .init = udp_init_sock,
+    .release = udp_release,
+    .bind = udp_bind,
+    .connect = udp_connect,
+    .sendto = udp_sendto,
+    .recvfrom = udp_recvfrom,
+    .show = udp_show,
 };
 
 /* Lock held. */
@@ -251,8 +251,8 @@ udp_lookup(const struct inet_rx_info *ri, const struct udp_dgram *d)
 			continue;
 		if (sk->bound_ifindex != 0 && sk->bound_ifindex != ri->ifindex)
 			continue;
-		if (sk->connected && (sk->remote.addr != ri->src ||
-		                      sk->remote.port != d->sport))
+		if (sk->connected &&
+		    (sk->remote.addr != ri->src || sk->remote.port != d->sport))
 			continue;
 		return sk;
 	}
@@ -294,8 +294,8 @@ udp_rcv(struct sk_buff *skb, const struct inet_rx_info *ri)
 }
 
 static const struct inet_protocol udp_protocol = {
-	.proto = IP_PROTO_UDP,
-	.handler = udp_rcv,
+    .proto = IP_PROTO_UDP,
+    .handler = udp_rcv,
 };
 
 void

@@ -131,8 +131,7 @@ icmp_echo(uint8_t *f, uint16_t seq, size_t n)
 	return len;
 }
 
-static size_t
-template(uint8_t *f)
+static size_t template(uint8_t *f)
 {
 	switch (rnd() % 4) {
 	case 0: {
@@ -180,8 +179,8 @@ mutate(uint8_t *f, size_t len)
 				    (uint8_t)(1 + rnd() % 255);
 			break;
 		case 1: /* truncate (never to 0 bytes: QEMU's dgram backend
-			 * takes an empty datagram for end of stream and stops
-			 * reading) */
+		         * takes an empty datagram for end of stream and stops
+		         * reading) */
 			len = 1 + rnd() % len;
 			break;
 		case 2: /* trailing garbage */
@@ -263,8 +262,9 @@ ping(unsigned ms)
 		if (poll(&p, 1, 50) > 0) {
 			ssize_t n = recv(fd, f, sizeof(f), 0);
 			if (n > 0 && handle(f, (size_t)n)) {
-				printf("inetfuzz: echo reply after %u requests\n",
-				       seq);
+				printf(
+				    "inetfuzz: echo reply after %u requests\n",
+				    seq);
 				return 0;
 			}
 		}
@@ -280,8 +280,9 @@ main(int argc, char **argv)
 	unsigned m[6];
 
 	if (argc != 6 && argc != 7) {
-		fprintf(stderr, "usage: inetfuzz fuzz QPORT PPORT MAC COUNT SEED"
-		                " | inetfuzz ping QPORT PPORT MAC MS\n");
+		fprintf(stderr,
+		        "usage: inetfuzz fuzz QPORT PPORT MAC COUNT SEED"
+		        " | inetfuzz ping QPORT PPORT MAC MS\n");
 		return 2;
 	}
 	if (sscanf(argv[4], "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3],

@@ -82,7 +82,8 @@ main(int argc, char **argv)
 	int fd;
 
 	if (argc != 2 && argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: udpecho-client PORT [MIN MAX [STEP]]\n");
+		fprintf(stderr,
+		        "usage: udpecho-client PORT [MIN MAX [STEP]]\n");
 		return 2;
 	}
 	if (argc >= 4) {
@@ -103,9 +104,9 @@ main(int argc, char **argv)
 		perror("udpecho-client: socket");
 		return 2;
 	}
-	for (size_t n = min; n <= max; n = n == max ? max + 1
-	                                  : n + step > max ? max
-	                                                   : n + step) {
+	for (size_t n = min; n <= max; n = n == max         ? max + 1
+	                                   : n + step > max ? max
+	                                                    : n + step) {
 		int r = -1;
 		for (int tries = 0; tries < 5 && r < 0; tries++)
 			r = try_size(fd, n);
