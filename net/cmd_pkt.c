@@ -7,6 +7,9 @@
  *   pkt gen [-c N] [-w MS] DEV DST TYPE LEN  LEN-byte frames from DEV's MAC to
  *                                    DST with EtherType TYPE; payload
  *                                    byte i of frame k is (i + k) & 0xff
+ *   pkt gen -b [-c N] DEV DST TYPE LEN  the same from a kernel thread,
+ *                                    until N are sent or the device
+ *                                    goes down (traffic during rmmod)
  *   pkt dump on|off                  print every received frame:
  *       pkt: rx DEV len N fnv HASH [HEX of the first 128 bytes]
  *
@@ -16,6 +19,7 @@
 #include <net/netdevice.h>
 #include <net/skbuff.h>
 #include <kernel/errno.h>
+#include <kernel/kmalloc.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
 #include <kernel/shell.h>
@@ -76,6 +80,44 @@ parse_mac(const char *s, uint8_t mac[ETH_ALEN])
 	return 0;
 }
 
+typedef void (*fill_fn)(uint8_t *p, unsigned len, unsigned long k,
+                        const void *arg, struct net_device *dev);
+
+/* Send count frames; 0 or the first error (-ENETDOWN once the device
+ * went down, e.g. because its driver is being unloaded). */
+static int
+xmit_loop(struct net_device *dev, unsigned long count, unsigned len,
+          fill_fn fill, const void *arg, unsigned long *sentp)
+{
+	unsigned long sent = 0;
+	int r = 0;
+
+	while (sent < count) {
+		struct sk_buff *skb = netdev_alloc_skb(dev, len);
+		if (skb == NULL) {
+			r = -ENOMEM;
+			break;
+		}
+		fill(skb_put(skb, len), len, sent, arg, dev);
+		r = dev_queue_xmit(skb);
+		if (r == 0) {
+			sent++;
+		} else if (r == -EBUSY) {
+			/* Ring full (counted as a drop): let it drain, then
+			 * send the same frame again. */
+			r = 0;
+			if (msleep_interruptible(1) != 0) {
+				r = -EINTR;
+				break;
+			}
+		} else {
+			break;
+		}
+	}
+	*sentp = sent;
+	return r;
+}
+
 /* Send count frames built by fill(); reports the first error. */
 static int
 send_frames(const char *name, unsigned long count, unsigned len,
@@ -101,28 +143,7 @@ send_frames(const char *name, unsigned long count, unsigned len,
 		                 "%u bytes: a frame on %s is %u to %u bytes",
 		                 len, name, ETH_HLEN, dev->mtu + ETH_HLEN);
 	}
-	while (sent < count) {
-		struct sk_buff *skb = netdev_alloc_skb(dev, len);
-		if (skb == NULL) {
-			r = -ENOMEM;
-			break;
-		}
-		fill(skb_put(skb, len), len, sent, arg, dev);
-		r = dev_queue_xmit(skb);
-		if (r == 0) {
-			sent++;
-		} else if (r == -EBUSY) {
-			/* Ring full (counted as a drop): let it drain, then
-			 * send the same frame again. */
-			r = 0;
-			if (msleep_interruptible(1) != 0) {
-				r = -EINTR;
-				break;
-			}
-		} else {
-			break;
-		}
-	}
+	r = xmit_loop(dev, count, len, fill, arg, &sent);
 	dev_put_track(dev, &t);
 	if (r < 0)
 		return cmd_error("pkt", r, "%s: %lu of %lu frame(s) sent", name,
@@ -163,11 +184,71 @@ fill_gen(uint8_t *p, unsigned len, unsigned long k, const void *arg,
 		p[i] = (uint8_t)(i - ETH_HLEN + k);
 }
 
+/* pkt gen -b: the same frames from a kernel thread, so traffic flows
+ * while the shell runs other commands (rmmod, ip link set down).  The
+ * thread holds the device ("pkt-bg") until it has sent them all or a
+ * transmit fails, e.g. -ENETDOWN once the device is closed. */
+struct bg_sender {
+	struct net_device *dev;
+	struct dev_tracker tracker;
+	unsigned long count;
+	unsigned len;
+	struct gen_arg g;
+};
+
+static void
+bg_send(void *p)
+{
+	struct bg_sender *b = p;
+	unsigned long sent;
+	int r = xmit_loop(b->dev, b->count, b->len, fill_gen, &b->g, &sent);
+
+	kprintf("pkt: %s: background sender stopped after %lu frame(s)%s%s\n",
+	        b->dev->name, sent, r < 0 ? ": " : "",
+	        r < 0 ? errno_name(r) : "");
+	dev_put_track(b->dev, &b->tracker);
+	kfree(b);
+	thread_exit();
+}
+
+static int
+gen_background(const char *name, unsigned long count, unsigned len,
+               const struct gen_arg *g)
+{
+	struct bg_sender *b = kzalloc(sizeof(*b), "pkt");
+
+	if (b == NULL)
+		return cmd_error("pkt", -ENOMEM, "no memory for the sender");
+	b->dev = dev_get_by_name(name, &b->tracker, "pkt-bg");
+	if (b->dev == NULL) {
+		kfree(b);
+		return cmd_error("pkt", -ENODEV, "no device %s", name);
+	}
+	if (len < ETH_HLEN || len > b->dev->mtu + ETH_HLEN) {
+		dev_put_track(b->dev, &b->tracker);
+		kfree(b);
+		return cmd_error("pkt", -EINVAL, "%u bytes: not a frame on %s",
+		                 len, name);
+	}
+	b->count = count;
+	b->len = len;
+	b->g = *g;
+	if (thread_create("pkt-gen", bg_send, b, -1) == NULL) {
+		dev_put_track(b->dev, &b->tracker);
+		kfree(b);
+		return cmd_error("pkt", -ENOMEM, "cannot start the sender");
+	}
+	kprintf("pkt: %s: background sender started\n", name);
+	return 0;
+}
+
 static int
 cmd_pkt(int argc, char **argv)
 {
 	unsigned long count = 1, v;
 	int a = 2;
+
+	bool background = false;
 
 	wait_ms = 0;
 
@@ -186,6 +267,11 @@ cmd_pkt(int argc, char **argv)
 	    (strcmp(argv[1], "send") != 0 && strcmp(argv[1], "gen") != 0))
 		return cmd_usage("pkt");
 	while (a + 1 < argc && argv[a][0] == '-') {
+		if (strcmp(argv[a], "-b") == 0) {
+			background = true;
+			a++;
+			continue;
+		}
 		if (strcmp(argv[a], "-c") == 0) {
 			if (parse_ulong(argv[a + 1], &count) != 0 ||
 			    count == 0 || count > 1000000)
@@ -207,6 +293,8 @@ cmd_pkt(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "send") == 0) {
 		size_t n;
+		if (background)
+			return cmd_usage("pkt");
 		if (argc != a + 2)
 			return cmd_usage("pkt");
 		n = strlen(argv[a + 1]);
@@ -234,9 +322,11 @@ cmd_pkt(int argc, char **argv)
 	if (parse_ulong(argv[a + 3], &v) != 0 || v > 65535)
 		return cmd_error("pkt", -EINVAL, "'%s' is not a length",
 		                 argv[a + 3]);
+	if (background)
+		return gen_background(argv[a], count, (unsigned)v, &g);
 	return send_frames(argv[a], count, (unsigned)v, fill_gen, &g);
 }
 COMMAND(pkt,
-        "pkt send [-c N] DEV HEX | pkt gen [-c N] DEV DST TYPE LEN | "
-        "pkt dump on|off",
+        "pkt send [-c N] [-w MS] DEV HEX | pkt gen [-b] [-c N] [-w MS] DEV "
+        "DST TYPE LEN | pkt dump on|off",
         "raw Ethernet frames: send, generate, print received ones", cmd_pkt);
