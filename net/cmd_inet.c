@@ -172,11 +172,17 @@ cmd_inet_ip(int argc, char **argv)
 		return ip_addr(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "route") == 0)
 		return ip_route(argc, argv);
-	/* Everything else (ip link) is the device layer's `ip`. */
+	if (argc < 2)
+		return cmd_usage("ip");
+	if (strcmp(argv[1], "link") != 0)
+		return cmd_error("ip", -EINVAL,
+		                 "unknown object '%s' (ip link|addr|route)",
+		                 argv[1]);
+	/* ip link is the device layer's `ip` (net/cmd_ip.c). */
 	for (struct command *c = __commands_start; c < __commands_end; c++)
 		if (strcmp(c->name, "ip") == 0 && c->fn != cmd_inet_ip)
 			return c->fn(argc, argv);
-	return cmd_usage("ip");
+	return cmd_error("ip", -ENOENT, "no ip link in this kernel");
 }
 COMMAND(ip,
         "ip link ... | ip addr [add|del A/N dev D] | "
