@@ -438,6 +438,7 @@ netdev_unregister_abort(struct net_device *dev)
 	        dev->was_up && netif_running(dev) ? " and up" : "");
 }
 
+/* rtnl held. */
 void
 netdev_wait_report(struct net_device *dev)
 {
@@ -463,7 +464,10 @@ netdev_wait_allrefs(struct net_device *dev, bool interruptible)
 	for (;;) {
 		if (netdev_refcnt_settled(dev) <= 1)
 			return 0;
+		/* Notifiers run under rtnl, also the re-sent ones. */
+		rtnl_lock();
 		netdev_wait_report(dev);
+		rtnl_unlock();
 		if (interruptible) {
 			if (msleep_interruptible(WAIT_POLL_MS) != 0)
 				return -EINTR;
