@@ -4,9 +4,10 @@
  * that counts what it is asked to send.
  *
  * Pins down: a neighbour entry and a queued packet hold the device and
- * NETDEV_DOWN lets go of both; an entry somebody holds becomes a dead
- * stub without a device reference; a dst held across unregister is moved
- * to the blackhole device (unregister completes, sending through it
+ * NETDEV_DOWN lets go of both; an unanswered neighbour fails after three
+ * requests and drops its packet (ARP_UNRESOLVED); an entry somebody holds
+ * becomes a dead stub without a device reference; a dst held across unregister
+ * is moved to the blackhole device (unregister completes, sending through it
  * fails with ENETUNREACH); a socket bound to the device holds it until
  * NETDEV_UNREGISTER and then fails with ENODEV; routes and addresses of
  * the device go with it; the socket registry refuses unknown protocols;
@@ -16,6 +17,7 @@
  */
 #include <kernel/errno.h>
 #include <kernel/ktest.h>
+#include <kernel/sched.h>
 #include <kernel/string.h>
 #include "net/inet.h"
 #include "net/ipv4_hdr.h"
@@ -101,6 +103,35 @@ arp_entry_and_queued_packet_hold_device(struct ktest *t)
 	KEXPECT_EQ(t, dev_close(dev), 0);
 	KEXPECT_EQ(t, arp_count_dev(dev->ifindex), 0);
 	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 1); /* the dst */
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
+/* The inet thread's tick runs the neighbour timers: three unanswered
+ * requests, then FAILED, and the queued packet (and its device
+ * reference) is dropped as ARP_UNRESOLVED. */
+static void
+unresolved_neighbour_fails(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct net_drop_stats before, after;
+	int base, x0;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	base = netdev_refcnt_read(dev);
+	x0 = fake_xmits;
+	inet_drop_snapshot(&before);
+	KEXPECT_EQ(t, icmp_send_echo(NET_B, 2, 1, 8), 0);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 3);
+	msleep(3600);
+	inet_drop_snapshot(&after);
+	KEXPECT_EQ(t, fake_xmits, x0 + 3); /* requests at 0, 1 and 2 s */
+	KEXPECT_EQ(t, after.count[NET_DROP_ARP_UNRESOLVED],
+	           before.count[NET_DROP_ARP_UNRESOLVED] + 1);
+	/* the FAILED entry and the dst remain; the skb is gone */
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 2);
+	KEXPECT_EQ(t, arp_count_dev(dev->ifindex), 1);
 	KEXPECT_EQ(t, unregister_netdev(dev), 0);
 }
 
@@ -227,6 +258,7 @@ socket_registry_and_timeouts(struct ktest *t)
 }
 
 KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
+            KTEST_CASE(unresolved_neighbour_fails),
             KTEST_CASE(held_neighbour_becomes_stub),
             KTEST_CASE(dst_moves_to_blackhole),
             KTEST_CASE(bound_socket_holds_until_unregister),
