@@ -1,7 +1,11 @@
 /*
  * Sleeping locks for thread context: the holder may sleep, waiters sleep
  * instead of spinning.  Not for interrupt handlers.  Unlocking a mutex
- * one does not hold panics.
+ * one does not hold panics.  mutex_unlock touches the mutex after
+ * releasing it (to wake waiters), so a mutex must not be freed just
+ * because another thread could take it: free it only when no thread can
+ * be in mutex_unlock on it (as in Linux).  Unlock wakes every waiter;
+ * fine for the few waiters modref has.
  */
 #ifndef KERNEL_MUTEX_H
 #define KERNEL_MUTEX_H

@@ -28,7 +28,7 @@ static DEFINE_SPINLOCK(threads_lock);
 static LIST_HEAD(all_threads);
 static int next_tid = 1;
 static int threads_count;
-static int next_cpu;
+static unsigned next_cpu;
 
 const char *
 thread_name(const struct thread *t)
@@ -113,7 +113,7 @@ static int
 pick_cpu(void)
 {
 	for (int tries = 0; tries < MAX_CPUS; tries++) {
-		int c = __sync_fetch_and_add(&next_cpu, 1) % MAX_CPUS;
+		int c = (int)(__sync_fetch_and_add(&next_cpu, 1) % MAX_CPUS);
 		if (cpus[c].state == CPU_ONLINE)
 			return c;
 	}

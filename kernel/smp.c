@@ -220,8 +220,12 @@ stop_machine(int (*fn)(void *), void *arg)
 	for (int i = 0; i < MAX_CPUS; i++) {
 		if (i == cpu_id() || cpus[i].state != CPU_ONLINE)
 			continue;
-		if (smp_call_on_cpu(i, stop_cpu, NULL, false) == 0)
-			others++;
+		/* The async slot is stop_machine's alone and the previous
+		 * stop has left it, so it cannot be busy; if it were, running
+		 * fn with that CPU still going would break the promise. */
+		if (smp_call_on_cpu(i, stop_cpu, NULL, false) != 0)
+			panic("stop_machine: cannot stop cpu %d", i);
+		others++;
 	}
 	f = local_irq_save();
 	while (READ_ONCE(stop_arrived) < others)

@@ -15,6 +15,8 @@ static volatile uint64_t time_ms;
 static DEFINE_SPINLOCK(timer_lock);
 static LIST_HEAD(timer_list);
 static struct timer *volatile running_timer;
+static volatile int running_cpu = -1; /* where running_timer runs */
+static DEFINE_SPINLOCK(tick_lock);
 uint64_t tsc_per_ms;
 /* Until local APIC timers tick each CPU, the PIT drives the scheduler. */
 int pit_drives_sched = 1;
@@ -80,10 +82,12 @@ timer_del(struct timer *t)
 			was = true;
 		}
 		running = running_timer == t;
+		/* A callback deleting its own timer (it runs on this CPU)
+		 * must not wait for itself; anyone else waits. */
+		if (running && running_cpu == cpu_id())
+			running = false;
 		spin_unlock_irqrestore(&timer_lock, f);
-		/* A callback deleting its own timer must not wait for
-		 * itself. */
-		if (!running || in_interrupt())
+		if (!running)
 			return was;
 		while (running_timer == t)
 			cpu_relax();
@@ -102,6 +106,7 @@ run_timers(uint64_t now)
 		list_del_init(&t->link);
 		t->pending = false;
 		running_timer = t;
+		running_cpu = cpu_id();
 		spin_unlock(&timer_lock);
 		t->fn(t);
 		spin_lock(&timer_lock);
@@ -113,12 +118,17 @@ run_timers(uint64_t now)
 void
 timer_tick(void)
 {
+	/* The tick normally arrives on one CPU, but its line can be moved
+	 * (irq_set_affinity) while a tick is in flight: serialise, so the
+	 * sequence count never stays odd and callbacks never overlap. */
+	spin_lock(&tick_lock);
 	time_seq++;
 	barrier();
 	time_ms++;
 	barrier();
 	time_seq++;
 	run_timers(time_ms);
+	spin_unlock(&tick_lock);
 }
 
 /* ---- the 8254 PIT: boot-time tick (Intel 82C54 datasheet, mode 2) ---- */

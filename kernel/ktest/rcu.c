@@ -150,8 +150,8 @@ call_rcu_after_grace(struct ktest *t)
 	st.reader_done = 0;
 	completion_init(&st.reader_exit);
 	if (cpu >= 0) {
-		KASSERT_TRUE(t,
-			     thread_create("reader", reader, NULL, cpu) != NULL);
+		KASSERT_TRUE(t, thread_create("reader", reader, NULL, cpu) !=
+		                    NULL);
 		KEXPECT_TRUE(t, wait_until_in_reader());
 	}
 	call_rcu(&cb.head, cb_fn);
@@ -163,6 +163,6 @@ call_rcu_after_grace(struct ktest *t)
 }
 
 KTEST_SUITE(rcu, KTEST_CASE(waits_for_spinning_reader),
-	    KTEST_CASE(waits_for_reader_with_competition),
-	    KTEST_CASE(skipping_the_wait_is_caught),
-	    KTEST_CASE(call_rcu_after_grace));
+            KTEST_CASE(waits_for_reader_with_competition),
+            KTEST_CASE(skipping_the_wait_is_caught),
+            KTEST_CASE(call_rcu_after_grace));
