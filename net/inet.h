@@ -137,6 +137,11 @@ struct inet_protocol {
 	uint8_t proto;
 	void (*handler)(struct sk_buff *skb, const struct inet_rx_info *ri);
 	struct module *owner;
+	/* Deliver while the owner is GOING too (TCP must, to finish its
+	 * connections while rmmod waits): the handler then runs inside
+	 * rcu_read_lock with no module reference, must not sleep, and the
+	 * owner's exit calls inet_del_protocol, which waits for it. */
+	bool rcu_rx;
 };
 int inet_add_protocol(const struct inet_protocol *p);
 void inet_del_protocol(const struct inet_protocol *p);
@@ -210,6 +215,10 @@ struct proto_ops {
 	void (*dev_gone)(struct socket *sk);
 	/* `ss` state column and timers. */
 	void (*show)(struct socket *sk, char *buf, size_t size);
+	/* Optional: `ss` lines for what has no struct socket (TCP's
+	 * orphans, TIME_WAIT, accepted children); called with a module
+	 * reference, may not sleep. */
+	void (*show_all)(void);
 	struct list_head link;
 };
 

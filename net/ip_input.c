@@ -11,7 +11,9 @@
  * Transport handlers are registered by protocol number with an owner
  * (a loadable TCP registers here): each call takes try_module_get on it,
  * so a protocol module that is GOING gets no more packets, which are
- * then counted as IP_UNKNOWN_PROTO.
+ * then counted as IP_UNKNOWN_PROTO.  A protocol with rcu_rx set (TCP,
+ * which must keep its connections going while rmmod waits) is called
+ * inside the RCU read-side section instead, with no reference.
  */
 #include "net/inet.h"
 #include "net/ether_hdr.h"
@@ -101,6 +103,12 @@ ip_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt)
 
 	rcu_read_lock();
 	p = __atomic_load_n(&inet_protos[ih.proto], __ATOMIC_ACQUIRE);
+	if (p != NULL && p->rcu_rx) {
+		INET_INC(ip_delivered);
+		p->handler(skb, &ri); /* inet_del_protocol waits for us */
+		rcu_read_unlock();
+		return;
+	}
 	if (p != NULL && !try_module_get(p->owner))
 		p = NULL;
 	rcu_read_unlock();

@@ -266,6 +266,7 @@ fmt_addr(char *buf, size_t size, const struct sockaddr_in4 *a)
 void
 sock_show_all(void)
 {
+	struct proto_ops *o;
 	struct socket *sk;
 	char l[24], r[24], st[48];
 	uint64_t now = now_ms();
@@ -293,6 +294,15 @@ sock_show_all(void)
 	}
 	spin_unlock_irqrestore(&sock_lock, f);
 	kprintf("%u sockets\n", n);
+	mutex_lock(&proto_mutex);
+	list_for_each_entry(o, &protos, link)
+	{
+		if (o->show_all != NULL && try_module_get(o->owner)) {
+			o->show_all();
+			module_put(o->owner);
+		}
+	}
+	mutex_unlock(&proto_mutex);
 }
 
 void
