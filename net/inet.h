@@ -129,7 +129,7 @@ struct inet_rx_info {
 	uint32_t src, dst;
 	uint8_t proto, ttl;
 	int ifindex;
-	bool link_bcast; /* the frame was a link broadcast/multicast */
+	bool link_bcast;    /* the frame was a link broadcast/multicast */
 	const uint8_t *iph; /* the IP header, inside skb (for ICMP errors) */
 	size_t ip_len;      /* header + payload */
 };
@@ -160,7 +160,7 @@ int ip_send_dst(struct sk_buff *skb, struct dst_entry *dst, uint32_t saddr,
 /* An skb with room for the Ethernet and IP headers before len bytes. */
 struct sk_buff *inet_alloc_skb(size_t len);
 
-/* ---- ICMP (icmp.c) -------------------------------------------------------- */
+/* ---- ICMP (icmp.c) ----------------------------------------------------- */
 
 void icmp_init(void);
 /* Destination unreachable about the received packet ri describes. */
@@ -172,13 +172,13 @@ struct ping_waiter {
 	struct list_head link;
 	uint16_t id;
 	struct waitq *wq;
-	volatile uint32_t replies;     /* count */
-	volatile uint16_t last_seq;    /* of the latest reply */
-	volatile uint64_t last_rx_ms;  /* when it came */
-	volatile uint32_t last_len;    /* its data bytes */
+	volatile uint32_t replies;    /* count */
+	volatile uint16_t last_seq;   /* of the latest reply */
+	volatile uint64_t last_rx_ms; /* when it came */
+	volatile uint32_t last_len;   /* its data bytes */
 	volatile uint32_t last_ttl;
-	volatile uint32_t bad;         /* replies whose data differed */
-	volatile uint32_t unreach;     /* destination unreachable about us */
+	volatile uint32_t bad;     /* replies whose data differed */
+	volatile uint32_t unreach; /* destination unreachable about us */
 };
 void ping_register(struct ping_waiter *w);
 void ping_unregister(struct ping_waiter *w);
@@ -186,8 +186,8 @@ int icmp_send_echo(uint32_t daddr, uint16_t id, uint16_t seq, size_t size);
 
 /* ---- sockets (socket.c, udp.c) ----------------------------------------- */
 
-#define SOCK_DGRAM 2
-#define SOCK_STREAM 1
+#define SOCK_DGRAM   2
+#define SOCK_STREAM  1
 #define MSG_DONTWAIT 0x40
 
 struct sockaddr_in4 {
@@ -269,7 +269,7 @@ void sock_wake(struct socket *sk);
 void udp_init(void);
 extern struct proto_ops udp_proto_ops;
 
-/* ---- DHCP, TFTP ----------------------------------------------------------- */
+/* ---- DHCP, TFTP -------------------------------------------------------- */
 
 /* Acquire a lease on dev (waits up to timeout_ms; Ctrl-C); the client
  * thread stays for renewals until the device goes. */

@@ -67,7 +67,8 @@ sock_create(int type, int protocol, struct socket **out)
 	mutex_lock(&proto_mutex);
 	list_for_each_entry(o, &protos, link)
 	{
-		if (o->type == type && (protocol == 0 || o->protocol == protocol)) {
+		if (o->type == type &&
+		    (protocol == 0 || o->protocol == protocol)) {
 			ops = o;
 			break;
 		}
@@ -243,9 +244,9 @@ sock_count_dev(int ifindex)
 	size_t n = 0;
 	uint32_t f = spin_lock_irqsave(&sock_lock);
 
-	list_for_each_entry(sk, &sockets, link) if (sk->dev != NULL &&
-	                                            sk->bound_ifindex == ifindex)
-	    n++;
+	list_for_each_entry(sk, &sockets,
+	                    link) if (sk->dev != NULL &&
+	                              sk->bound_ifindex == ifindex) n++;
 	spin_unlock_irqrestore(&sock_lock, f);
 	return n;
 }
