@@ -65,3 +65,5 @@ tcp-test: $(TCP_HOST_TARGETS)
 	$(HOSTBIN)/tcp-unittest
 	$(HOSTBIN)/tcp-fuzz -max_total_time=15 -artifact_prefix=$(TCP_DIR)/ \
 		$(TCP_DIR)/corpus tests/tcp/corpus
+
+-include net/tcp/ko/kmod.mk

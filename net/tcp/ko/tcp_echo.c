@@ -1,0 +1,242 @@
+/*
+ * The tcpecho service: a listener and its connections, all pcbs the
+ * module holds itself (no struct socket, no thread).  Events queue the
+ * module's work, which accepts, reads and writes back without blocking.
+ * A connection whose peer closed is closed once its data went out (the
+ * host closes first, the host ends in TIME_WAIT).
+ *
+ * While rmmod waits the listener is closed (tcp_echo_pause: stop taking
+ * new work) and reopened on the same port if the unload is abandoned;
+ * connections already open carry on either way.  Everything here is
+ * under tcp_lock.
+ */
+#include "net/tcp/ko/tcp_mod.h"
+#include <kernel/errno.h>
+#include <kernel/kmalloc.h>
+#include <kernel/list.h>
+#include <kernel/printk.h>
+#include <kernel/timer.h>
+
+#define ECHO_BUF     2048
+#define ECHO_BACKLOG 16
+
+struct echo_conn {
+	struct tcp_user u; /* first */
+	struct list_head link;
+	struct tcp_pcb *pcb;
+	size_t off, len;
+	bool eof;
+	uint8_t buf[ECHO_BUF];
+};
+
+static struct tcp_user listener_user = {TCP_USER_ECHO};
+static struct tcp_pcb *listener;
+static uint16_t echo_port; /* nonzero while the service is on */
+static bool paused;
+static unsigned long served;
+static LIST_HEAD(conns);
+
+uint16_t
+tcp_echo_port(void)
+{
+	return echo_port;
+}
+
+void
+tcp_echo_event(struct tcp_user *u)
+{
+	(void)u;
+	tcp_kick();
+}
+
+/* Lock held. */
+static int
+open_listener(uint16_t port)
+{
+	struct tcp_pcb *l;
+	int r = tcp_new(tcp_stack, &l);
+
+	if (r != 0)
+		return r;
+	r = tcp_bind(l, 0, port);
+	if (r == 0)
+		r = tcp_listen(l, ECHO_BACKLOG);
+	if (r != 0) {
+		tcp_close(l, now_ms());
+		return r;
+	}
+	tcp_set_user(l, &listener_user);
+	listener = l;
+	return 0;
+}
+
+/* Lock held. */
+static void
+close_listener(void)
+{
+	if (listener == NULL)
+		return;
+	tcp_set_user(listener, NULL);
+	tcp_close(listener, now_ms());
+	listener = NULL;
+}
+
+int
+tcp_echo_start(uint16_t port)
+{
+	uint32_t f = tcp_lock_irqsave();
+	int r = -EALREADY;
+
+	if (echo_port == 0) {
+		r = open_listener(port);
+		if (r == 0) {
+			echo_port = port;
+			served = 0;
+		}
+	}
+	tcp_unlock_flush(f);
+	return r;
+}
+
+int
+tcp_echo_stop(unsigned long *n)
+{
+	uint32_t f = tcp_lock_irqsave();
+	int r = echo_port != 0 ? 0 : -ENOENT;
+
+	close_listener();
+	echo_port = 0;
+	paused = false;
+	*n = served;
+	tcp_unlock_flush(f);
+	return r;
+}
+
+/* Lock held: give the pcb back (abort: with a RST) and forget it. */
+static void
+conn_end(struct echo_conn *c, bool abort)
+{
+	tcp_set_user(c->pcb, NULL);
+	if (abort)
+		tcp_abort(c->pcb, now_ms());
+	else
+		tcp_close(c->pcb, now_ms());
+	list_del_init(&c->link);
+	kfree(c);
+}
+
+/* Lock held: move data; false when the connection is finished. */
+static bool
+conn_pump(struct echo_conn *c)
+{
+	uint64_t now = now_ms();
+	long n;
+
+	for (;;) {
+		if (c->len == 0 && !c->eof) {
+			n = tcp_recv(c->pcb, c->buf, sizeof(c->buf), now);
+			if (n == -EAGAIN)
+				return true;
+			if (n < 0) {
+				conn_end(c, true);
+				return false;
+			}
+			c->off = 0;
+			c->len = (size_t)n;
+			c->eof = n == 0;
+		}
+		if (c->len > 0) {
+			n = tcp_send(c->pcb, c->buf + c->off, c->len, now);
+			if (n == -EAGAIN)
+				return true;
+			if (n < 0) {
+				conn_end(c, true);
+				return false;
+			}
+			c->off += (size_t)n;
+			c->len -= (size_t)n;
+			continue;
+		}
+		if (c->eof) {
+			served++;
+			conn_end(c, false);
+			return false;
+		}
+	}
+}
+
+void
+tcp_echo_work(void)
+{
+	struct echo_conn *c, *next;
+	struct tcp_pcb *p;
+	uint32_t f = tcp_lock_irqsave();
+
+	while (listener != NULL && tcp_accept(listener, &p) == 0) {
+		c = kmalloc(sizeof(*c), TCP_TAG);
+		if (c == NULL) {
+			tcp_abort(p, now_ms());
+			continue;
+		}
+		c->u.kind = TCP_USER_ECHO;
+		c->pcb = p;
+		c->off = c->len = 0;
+		c->eof = false;
+		tcp_set_user(p, c);
+		list_add_tail(&c->link, &conns);
+	}
+	list_for_each_entry_safe(c, next, &conns, link) conn_pump(c);
+	tcp_unlock_flush(f);
+}
+
+void
+tcp_echo_pause(void)
+{
+	uint32_t f = tcp_lock_irqsave();
+
+	if (echo_port != 0 && listener != NULL) {
+		close_listener();
+		paused = true;
+	}
+	tcp_unlock_flush(f);
+}
+
+void
+tcp_echo_unpause(void)
+{
+	uint32_t f = tcp_lock_irqsave();
+
+	if (paused && echo_port != 0 && open_listener(echo_port) != 0) {
+		kprintf("tcpecho: could not listen on port %u again\n",
+		        echo_port);
+		echo_port = 0;
+	}
+	paused = false;
+	tcp_unlock_flush(f);
+}
+
+/* rmmod -f: reset every echo connection (the peer sees a RST). */
+unsigned
+tcp_echo_abort_all(void)
+{
+	struct echo_conn *c, *next;
+	unsigned n = 0;
+	uint32_t f = tcp_lock_irqsave();
+
+	list_for_each_entry_safe(c, next, &conns, link)
+	{
+		conn_end(c, true);
+		n++;
+	}
+	tcp_unlock_flush(f);
+	return n;
+}
+
+void
+tcp_echo_exit(void)
+{
+	tcp_echo_abort_all();
+	tcp_echo_pause();
+	echo_port = 0;
+	paused = false;
+}

@@ -1,0 +1,274 @@
+/*
+ * tcp.ko: module entry points, the stack and its lock, IP input and
+ * output, and the clock.  See tcp_mod.h for the file map and locking.
+ *
+ * The clock is a kernel timer that queues tcp_work; the work runs
+ * tcp_tick(), the echo service and the unload bookkeeping, then re-arms
+ * the timer for the core's next deadline (at most 100 ms away, so MSL
+ * changes and services are noticed).  No thread runs module code, so
+ * exit only has to cancel the timer and the work.
+ */
+#include "net/tcp/ko/tcp_mod.h"
+#include "net/ipv4_hdr.h"
+#include "net/tcp_persist.h"
+#include <kernel/errno.h>
+#include <kernel/kmalloc.h>
+#include <kernel/module.h>
+#include <kernel/printk.h>
+#include <kernel/timer.h>
+#include <kernel/work.h>
+
+#define TXQ_MAX     256 /* emitted segments waiting for tcp_flush */
+#define TICK_MAX_MS 100
+
+struct tcp_stack *tcp_stack;
+DEFINE_SPINLOCK(tcp_lock);
+DEFINE_WAITQ(tcp_wq);
+
+struct txq_ent {
+	struct sk_buff *skb;
+	uint32_t src, dst;
+};
+static struct txq_ent txq[TXQ_MAX]; /* under tcp_lock */
+static unsigned txq_head, txq_len;
+static unsigned long txq_dropped, rx_bcast_dropped;
+
+static struct timer tcp_timer;
+static struct work tcp_work;
+static volatile bool stopping;
+static uint32_t cur_msl;
+
+uint32_t
+tcp_lock_irqsave(void)
+{
+	return spin_lock_irqsave(&tcp_lock);
+}
+
+/* env->emit, lock held: build the segment into an skb and queue it. */
+static void
+tcp_emit(void *ctx, const struct tcp_seg *seg)
+{
+	size_t len = TCP_HDR_LEN + (seg->mss != 0 ? 4 : 0) + seg->len;
+	struct sk_buff *skb;
+	long n;
+
+	(void)ctx;
+	if (txq_len == TXQ_MAX || (skb = inet_alloc_skb(len)) == NULL) {
+		txq_dropped++; /* the core retransmits */
+		return;
+	}
+	n = tcp_build(seg, skb->data, len);
+	if (n < 0) {
+		kfree_skb(skb);
+		txq_dropped++;
+		return;
+	}
+	skb->len = (unsigned)n;
+	txq[(txq_head + txq_len) % TXQ_MAX] =
+	    (struct txq_ent){skb, seg->src, seg->dst};
+	txq_len++;
+}
+
+void
+tcp_unlock_flush(uint32_t flags)
+{
+	struct txq_ent e;
+
+	spin_unlock_irqrestore(&tcp_lock, flags);
+	for (;;) {
+		flags = spin_lock_irqsave(&tcp_lock);
+		if (txq_len == 0) {
+			spin_unlock_irqrestore(&tcp_lock, flags);
+			return;
+		}
+		e = txq[txq_head];
+		txq_head = (txq_head + 1) % TXQ_MAX;
+		txq_len--;
+		spin_unlock_irqrestore(&tcp_lock, flags);
+		ip_send(e.skb, e.src, e.dst, IP_PROTO_TCP, 0);
+	}
+}
+
+static uint32_t
+tcp_isn(void *ctx, uint32_t laddr, uint16_t lport, uint32_t raddr,
+        uint16_t rport, uint64_t now)
+{
+	(void)ctx;
+	return tcp_persist_isn(laddr, lport, raddr, rport, now);
+}
+
+static void *
+tcp_alloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	return kmalloc(size, TCP_TAG);
+}
+
+static void
+tcp_free(void *ctx, void *p)
+{
+	(void)ctx;
+	kfree(p);
+}
+
+/* env->event, lock held: wake whoever waits on the pcb. */
+static void
+tcp_event(void *ctx, struct tcp_pcb *pcb, unsigned ev)
+{
+	struct tcp_user *u = tcp_get_user(pcb);
+
+	(void)ctx;
+	if (u != NULL && u->kind == TCP_USER_SOCK)
+		tcp_sock_event(pcb, u, ev);
+	else if (u != NULL && u->kind == TCP_USER_ECHO)
+		tcp_echo_event(u);
+	wake_up(&tcp_wq);
+}
+
+void
+tcp_sync_config(void)
+{
+	struct tcp_config cfg;
+
+	if ((uint32_t)tcp_msl_ms == cur_msl)
+		return;
+	cfg = *tcp_get_config(tcp_stack);
+	cfg.msl_ms = (uint32_t)tcp_msl_ms;
+	if (tcp_set_config(tcp_stack, &cfg) == 0)
+		cur_msl = cfg.msl_ms;
+}
+
+void
+tcp_kick(void)
+{
+	if (!stopping)
+		schedule_work(&tcp_work);
+}
+
+static void
+tcp_timer_fn(struct timer *t)
+{
+	(void)t;
+	tcp_kick();
+}
+
+static void
+tcp_work_fn(struct work *w)
+{
+	uint64_t now = now_ms(), next;
+	uint32_t f;
+
+	(void)w;
+	f = tcp_lock_irqsave();
+	tcp_sync_config();
+	next = tcp_tick(tcp_stack, now);
+	tcp_unlock_flush(f);
+	tcp_echo_work();
+	tcp_unload_tick();
+	wake_up(&tcp_wq);
+	if (next > now + TICK_MAX_MS)
+		next = now + TICK_MAX_MS;
+	if (!stopping)
+		timer_add(&tcp_timer, next);
+}
+
+/* IP protocol 6.  Runs under rcu_read_lock (rcu_rx), also while rmmod
+ * waits, so established connections and TIME_WAIT keep answering. */
+static void
+tcp_rcv(struct sk_buff *skb, const struct inet_rx_info *ri)
+{
+	uint32_t f;
+
+	/* RFC 1122 4.2.3.10: no TCP to broadcast or multicast. */
+	if (ri->link_bcast || ri->dst == IPV4_BROADCAST ||
+	    inet_addr_is_bcast(ri->ifindex, ri->dst)) {
+		rx_bcast_dropped++;
+		kfree_skb(skb);
+		return;
+	}
+	f = tcp_lock_irqsave();
+	tcp_input(tcp_stack, ri->src, ri->dst, skb->data, skb->len, now_ms());
+	tcp_unlock_flush(f);
+	kfree_skb(skb);
+}
+
+static const struct inet_protocol tcp_protocol = {
+	.proto = IP_PROTO_TCP,
+	.handler = tcp_rcv,
+	.owner = THIS_MODULE,
+	.rcu_rx = true,
+};
+
+static const struct tcp_env tcp_env = {
+	.emit = tcp_emit,
+	.isn = tcp_isn,
+	.alloc = tcp_alloc,
+	.free = tcp_free,
+	.event = tcp_event,
+};
+
+static int
+tcp_mod_init(void)
+{
+	struct tcp_config cfg;
+	int r;
+
+	tcp_config_default(&cfg);
+	cfg.mss = 1460; /* Ethernet MTU 1500 - IP and TCP headers */
+	cfg.sndbuf = 32768;
+	cfg.rcvbuf = 32768;
+	cfg.msl_ms = (uint32_t)tcp_msl_ms;
+	cur_msl = cfg.msl_ms;
+	r = tcp_stack_create(&cfg, &tcp_env, &tcp_stack);
+	if (r != 0)
+		return r;
+	stopping = false;
+	txq_head = txq_len = 0;
+	timer_init(&tcp_timer, tcp_timer_fn, NULL);
+	work_init(&tcp_work, tcp_work_fn);
+	r = sock_register(&tcp_proto_ops);
+	if (r != 0)
+		goto out_stack;
+	r = inet_add_protocol(&tcp_protocol);
+	if (r != 0)
+		goto out_sock;
+	tcp_cmds_register();
+	timer_add(&tcp_timer, now_ms() + TICK_MAX_MS);
+	return 0;
+
+out_sock:
+	sock_unregister(&tcp_proto_ops);
+out_stack:
+	tcp_stack_destroy(tcp_stack);
+	tcp_stack = NULL;
+	return r;
+}
+
+static void
+tcp_mod_exit(void)
+{
+	uint32_t f;
+
+	tcp_cmds_unregister();
+	stopping = true;
+	cancel_work_sync(&tcp_work);
+	timer_del(&tcp_timer);
+	cancel_work_sync(&tcp_work);
+	inet_del_protocol(&tcp_protocol); /* waits for running tcp_rcv */
+	sock_unregister(&tcp_proto_ops);
+	tcp_echo_exit();
+	f = tcp_lock_irqsave();
+	tcp_stack_destroy(tcp_stack);
+	tcp_stack = NULL;
+	while (txq_len > 0) {
+		kfree_skb(txq[txq_head].skb);
+		txq_head = (txq_head + 1) % TXQ_MAX;
+		txq_len--;
+	}
+	spin_unlock_irqrestore(&tcp_lock, f);
+}
+
+module_init(tcp_mod_init);
+module_exit(tcp_mod_exit);
+MODULE_DESCRIPTION("TCP (RFC 9293) as a loadable protocol: sockets, "
+                   "tcpecho, TIME_WAIT-aware unload");

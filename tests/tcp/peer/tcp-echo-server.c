@@ -1,0 +1,82 @@
+/*
+ * Host-side TCP echo server for the tcp-*.scn scenarios: the guest's
+ * `tcpconnect 10.0.2.2 PORT` reaches it through QEMU user networking
+ * (10.0.2.2 is the host's loopback).
+ *
+ *   tcp-echo-server [-r] [-n CONNS] [-t SECS] PORT
+ *
+ * Serves CONNS connections (default 1) one after the other, echoing until
+ * the guest closes, then closes (the guest closed first).  -r resets each
+ * connection (SO_LINGER 0) after the first echo instead.  Gives up after
+ * SECS (default 60).  Exit 0 when every connection was served.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int
+main(int argc, char **argv)
+{
+	int opt, conns = 1, secs = 60, reset = 0, one = 1, l;
+	struct sockaddr_in a;
+
+	while ((opt = getopt(argc, argv, "rn:t:")) != -1) {
+		if (opt == 'r')
+			reset = 1;
+		else if (opt == 'n')
+			conns = atoi(optarg);
+		else if (opt == 't')
+			secs = atoi(optarg);
+		else
+			return 2;
+	}
+	if (optind + 1 != argc)
+		return fprintf(stderr, "usage: tcp-echo-server [-r] [-n N] "
+		                       "[-t S] PORT\n"),
+		       2;
+	alarm((unsigned)secs);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)atoi(argv[optind]));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(l, 8) < 0) {
+		perror("tcp-echo-server: bind/listen");
+		return 1;
+	}
+	printf("listening on %s\n", argv[optind]);
+	fflush(stdout);
+	for (int i = 0; i < conns; i++) {
+		char buf[4096];
+		ssize_t n;
+		long total = 0;
+		int c = accept(l, NULL, NULL);
+
+		if (c < 0) {
+			perror("accept");
+			return 1;
+		}
+		while ((n = read(c, buf, sizeof(buf))) > 0) {
+			if (write(c, buf, (size_t)n) != n)
+				break;
+			total += n;
+			if (reset) {
+				struct linger lg = {1, 0};
+				usleep(200000);
+				setsockopt(c, SOL_SOCKET, SO_LINGER, &lg,
+				           sizeof(lg));
+				break;
+			}
+		}
+		printf("connection %d: echoed %ld bytes, %s\n", i + 1, total,
+		       reset ? "reset" : "peer closed first");
+		fflush(stdout);
+		close(c);
+	}
+	return 0;
+}
