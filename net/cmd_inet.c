@@ -12,9 +12,8 @@
  *   udpsend [-b DEV] [-w MS] [-p SPORT] ADDR PORT TEXT|-n SIZE
  *   dhcp DEV
  *
- * `ip link` belongs to the device layer (net/cmd_ip.c): this file's
- * `ip` comes first in the command table and passes every object it does
- * not know to that one.
+ * `ip link` belongs to the device layer: this file's `ip` passes it to
+ * ip_link_command() (net/cmd_ip.c).
  */
 #include "net/inet.h"
 #include "net/ipv4_hdr.h"
@@ -166,8 +165,6 @@ ip_route(int argc, char **argv)
 static int
 cmd_inet_ip(int argc, char **argv)
 {
-	extern struct command __commands_start[], __commands_end[];
-
 	if (argc >= 2 && strcmp(argv[1], "addr") == 0)
 		return ip_addr(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "route") == 0)
@@ -178,16 +175,13 @@ cmd_inet_ip(int argc, char **argv)
 		return cmd_error("ip", -EINVAL,
 		                 "unknown object '%s' (ip link|addr|route)",
 		                 argv[1]);
-	/* ip link is the device layer's `ip` (net/cmd_ip.c). */
-	for (struct command *c = __commands_start; c < __commands_end; c++)
-		if (strcmp(c->name, "ip") == 0 && c->fn != cmd_inet_ip)
-			return c->fn(argc, argv);
-	return cmd_error("ip", -ENOENT, "no ip link in this kernel");
+	return ip_link_command(argc, argv);
 }
 COMMAND(ip,
-        "ip link ... | ip addr [add|del A/N dev D] | "
+        "ip link [show [DEV] | set DEV up|down] | "
+        "ip addr [add|del A/N dev D] | "
         "ip route [add|del P/N|default [via G] dev D [metric M]]",
-        "addresses, routes (and ip link: devices)", cmd_inet_ip);
+        "devices (link), addresses, routes", cmd_inet_ip);
 
 static int
 cmd_arp(int argc, char **argv)

@@ -101,8 +101,10 @@ link_set(const char *name, const char *what)
 	return 0;
 }
 
-static int
-cmd_ip(int argc, char **argv)
+/* `ip link ...`; the `ip` command itself (net/cmd_inet.c) dispatches
+ * here, so there is one `ip` with link, addr and route. */
+int
+ip_link_command(int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "link") != 0) {
 		if (argc >= 2)
@@ -119,8 +121,6 @@ cmd_ip(int argc, char **argv)
 		return link_set(argv[3], argv[4]);
 	return cmd_usage("ip");
 }
-COMMAND(ip, "ip link [show [DEV]] | ip link set DEV up|down",
-        "network devices: index, MAC, MTU, state, refcount, driver", cmd_ip);
 
 /* Registered or being unregistered (those are on their own list). */
 static struct net_device *

@@ -300,4 +300,7 @@ void rtnl_unlock(void);
 
 void netdev_init(void);
 
+/* The `ip link` subcommand (net/cmd_ip.c), called by `ip`. */
+int ip_link_command(int argc, char **argv);
+
 #endif
