@@ -69,11 +69,32 @@ console_input(uint8_t byte)
 	wake_up(&input_wq);
 }
 
+/* Remove the first byte b still queued in the ring; true if found.
+ * console_in_lock held. */
+static bool
+ring_take(uint8_t b)
+{
+	for (unsigned i = ring_tail; i != ring_head; i++) {
+		if (ring[i % RING_SIZE] != b)
+			continue;
+		for (unsigned j = i; j + 1 != ring_head; j++)
+			ring[j % RING_SIZE] = ring[(j + 1) % RING_SIZE];
+		ring_head--;
+		return true;
+	}
+	return false;
+}
+
 void
 console_set_foreground(struct thread *t)
 {
 	uint32_t f = spin_lock_irqsave(&console_in_lock);
+
 	foreground = t;
+	/* A Ctrl-C typed right after Enter, before the command started,
+	 * is waiting in the ring: it was meant for this command. */
+	if (t != NULL && ring_take(CTRL_C))
+		thread_signal(t);
 	spin_unlock_irqrestore(&console_in_lock, f);
 }
 

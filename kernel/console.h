@@ -30,7 +30,9 @@ void console_write(const char *s, size_t n);
 void console_input(uint8_t byte);
 /* Block until a full line is typed; echoes and edits as it goes. */
 void console_readline(struct console_line *line);
-/* The thread that receives Ctrl-C while a command runs (NULL: none). */
+/* The thread that receives Ctrl-C while a command runs (NULL: none).  A
+ * Ctrl-C already typed ahead (after Enter, before the command started)
+ * is delivered to the new foreground thread at once. */
 void console_set_foreground(struct thread *t);
 uint64_t console_dropped_bytes(void);
 
