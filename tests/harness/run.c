@@ -256,6 +256,57 @@ do_send(struct run *R, const struct directive *d)
 	return rc;
 }
 
+/*
+ * poll: type the command, and if its output (up to the next prompt) has
+ * no line matching the regex, type it again after a short pause, until
+ * the timeout.  Awaits a condition the kernel reaches on its own time
+ * (a thread exiting, a TIME_WAIT expiring) without guessing a sleep.
+ */
+static int
+do_poll(struct run *R, const struct directive *d, const regex_t *prompt_re)
+{
+	int64_t until = now_ms() + run_ms(R, d->timeout_ms);
+	struct directive send = *d;
+
+	send.op = OP_SEND;
+	for (;;) {
+		int64_t step_end;
+
+		if (do_send(R, &send) < 0)
+			return -1;
+		step_end = now_ms() + 5000;
+		for (;;) {
+			if (console_match(&R->con, &d->re))
+				return run_pump(R, 0);
+			if (R->fail != NULL)
+				return -1;
+			if (R->exited) {
+				run_fail(R, "line %d: QEMU exited, %s, while "
+				         "polling '%s'",
+				         d->line, describe_status(R->wstatus),
+				         d->text);
+				return -1;
+			}
+			/* Output finished without a match: try again. */
+			if (console_match(&R->con, prompt_re) ||
+			    now_ms() >= step_end)
+				break;
+			run_pump(R, 50);
+		}
+		if (now_ms() >= until || now_ms() >= R->deadline) {
+			char *last = last_output(R);
+
+			run_fail(R, "line %d: poll: '%s' never printed /%s/ "
+			         "in %ds; last output %s",
+			         d->line, d->text, d->aux,
+			         run_ms(R, d->timeout_ms) / 1000, last);
+			free(last);
+			return -1;
+		}
+		run_pump(R, 300);
+	}
+}
+
 static int
 do_exit(struct run *R, const struct directive *d)
 {
@@ -410,6 +461,8 @@ execute(struct run *R, const struct directive *d)
 	case OP_HOST:
 	case OP_HOST_KTAP:
 		return run_host(R, d);
+	case OP_POLL:
+		return do_poll(R, d, &prompt_re);
 	}
 	return -1;
 }

@@ -29,7 +29,7 @@ static const char *const op_names[] = {
     [OP_PROMPT] = "prompt",       [OP_REJECT] = "reject",
     [OP_KTAP] = "ktap",           [OP_EXIT] = "exit",
     [OP_SLEEP] = "sleep",         [OP_HOST] = "host",
-    [OP_HOST_KTAP] = "host-ktap",
+    [OP_HOST_KTAP] = "host-ktap",  [OP_POLL] = "poll",
 };
 
 const char *
@@ -355,6 +355,32 @@ parse_kernel_op(struct parser *p, enum op op, char *args)
 	}
 }
 
+/* poll [-t SECS] COMMAND => REGEX */
+static int
+parse_poll(struct parser *p, char *args)
+{
+	struct directive *d = add(p, OP_POLL);
+	char *arrow;
+
+	if (opt_timeout(p, "poll", &args, &d->timeout_ms) < 0)
+		return -1;
+	if (strncmp(args, "=>", 2) == 0)
+		return fail(p, "poll: no command before '=>'");
+	arrow = strstr(args, " => ");
+	if (arrow == NULL)
+		return fail(p, "poll: expected 'COMMAND => REGEX'");
+	*arrow = '\0';
+	if (*trim(args) == '\0')
+		return fail(p, "poll: no command before '=>'");
+	if (check_vars(p, "poll", args) < 0 ||
+	    compile(p, d, "poll", trim(arrow + 4)) < 0)
+		return -1;
+	d->aux = d->text; /* compile() stored the regex source there */
+	d->text = xstrdup(trim(args));
+	d->textlen = strlen(d->text);
+	return 0;
+}
+
 static int
 parse_line(struct parser *p, char *line)
 {
@@ -423,6 +449,10 @@ parse_line(struct parser *p, char *line)
 		return parse_host(p, OP_HOST, args);
 	if (strcmp(dir, "host-ktap") == 0)
 		return parse_host(p, OP_HOST_KTAP, args);
+	if (strcmp(dir, "poll") == 0) {
+		s->needs_qemu = true;
+		return parse_poll(p, args);
+	}
 	if (strcmp(dir, "sleep") == 0) {
 		if (parse_seconds(p, dir, args, &ms) < 0)
 			return -1;
@@ -513,6 +543,7 @@ script_free(struct script *s)
 		if (s->d[i].has_re)
 			regfree(&s->d[i].re);
 		free(s->d[i].text);
+		free(s->d[i].aux);
 	}
 	for (int i = 0; i < s->nprofiles; i++)
 		free(s->profiles[i]);

@@ -23,6 +23,7 @@ enum op {
 	OP_SLEEP,     /* let time pass, still watching the console */
 	OP_HOST,      /* run a host command, pass if it exits 0 */
 	OP_HOST_KTAP, /* same, and report its stdout as KTAP */
+	OP_POLL,      /* send a command again until its output matches */
 };
 
 struct directive {
@@ -31,7 +32,8 @@ struct directive {
 	int timeout_ms; /* expect/prompt/ktap/exit/host/sleep */
 	char *text;     /* bytes to send, regex source, suite, command */
 	size_t textlen;
-	regex_t re; /* OP_EXPECT, OP_REJECT */
+	regex_t re; /* OP_EXPECT, OP_REJECT, OP_POLL */
+	char *aux;  /* OP_POLL: the regex source (text is the command) */
 	bool has_re;
 	int status; /* OP_EXIT: expected QEMU exit status */
 };

@@ -41,6 +41,7 @@ script_every_directive(void)
 	                         "sleep 1\n"
 	                         "host true\n"
 	                         "host-ktap -t 60 build/host/harness-unittest\n"
+	                         "poll -t 9 ss => ^0 sockets$\n"
 	                         "exit 5\n",
 	                         err);
 
@@ -55,7 +56,7 @@ script_every_directive(void)
 	      s->fwd[0].guest_port == 7);
 	CHECK_STR(s->tftp_dir, "build/modules");
 	CHECK(s->needs_qemu);
-	CHECK(s->nd == 12);
+	CHECK(s->nd == 13);
 	CHECK(s->d[0].op == OP_PROMPT && s->d[0].timeout_ms == 30000);
 	CHECK(s->d[1].op == OP_SEND);
 	CHECK_STR(s->d[1].text, "ping -c 1 ${PORT0}");
@@ -73,7 +74,10 @@ script_every_directive(void)
 	CHECK_STR(s->d[7].text, "alloc");
 	CHECK(s->d[8].op == OP_SLEEP && s->d[8].timeout_ms == 1000);
 	CHECK(s->d[10].op == OP_HOST_KTAP && s->d[10].timeout_ms == 60000);
-	CHECK(s->d[11].op == OP_EXIT && s->d[11].status == 11);
+	CHECK(s->d[11].op == OP_POLL && s->d[11].timeout_ms == 9000);
+	CHECK_STR(s->d[11].text, "ss");
+	CHECK_STR(s->d[11].aux, "^0 sockets$");
+	CHECK(s->d[12].op == OP_EXIT && s->d[12].status == 11);
 	script_free(s);
 }
 
@@ -136,6 +140,9 @@ script_errors(void)
 	     "t.scn:1: host: unknown variable '${PORT0}'"},
 	    {"hostfwd icmp 7\n", "t.scn:1: hostfwd: expected 'udp|tcp"},
 	    {"tftp a,b\n", "t.scn:1: tftp: expected one directory"},
+	    {"poll ss\n", "t.scn:1: poll: expected 'COMMAND => REGEX'"},
+	    {"poll  => x\n", "t.scn:1: poll: no command before '=>'"},
+	    {"poll ss => (\n", "t.scn:1: poll: bad regex '('"},
 	    {"tftp a\ntftp b\n", "t.scn:2: tftp given twice"},
 	    {"tftp\n", "t.scn:1: tftp: missing argument"},
 	    {"profiles a a\n", "t.scn:1: profiles: 'a' listed twice"},
