@@ -102,7 +102,7 @@ $(HOSTBIN)/mkksyms: scripts/mkksyms.c
 host: $(HOSTBIN)/mkksyms
 
 DEPS_PKGS := qemu-system-x86 grub-pc-bin grub-common xorriso mtools \
-	gcc-i686-linux-gnu binutils-i686-linux-gnu gcc make gdb clang
+	gcc-i686-linux-gnu binutils-i686-linux-gnu gcc make gdb clang procps
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Subsystem fragments add host programs (harness, unit tests, fuzzers) to
