@@ -273,6 +273,66 @@ ping(unsigned ms)
 	return 1;
 }
 
+/* A UDP datagram from 10.0.2.2:40000 to the guest's port dport. */
+static size_t
+udp_to(uint8_t *f, uint16_t dport)
+{
+	size_t len = ip(f, 17, 8 + 4);
+	uint8_t *u = f + 34;
+
+	put16(u, 40000);
+	put16(u + 2, dport);
+	put16(u + 4, 12);
+	memcpy(u + 8, "knck", 4);
+	l4_csum(f);
+	return len;
+}
+
+/* 1 when f is an ICMP port unreachable (RFC 792 type 3 code 3) from the
+ * guest that quotes our datagram to dport: IP header, then the first 8
+ * bytes of the UDP header. */
+static int
+is_port_unreach(const uint8_t *f, size_t len, uint16_t dport)
+{
+	const uint8_t *q = f + 34 + 8; /* the quoted IP header */
+
+	return len >= 34 + 8 + 28 && f[12] == 8 && f[13] == 0 &&
+	       f[14] == 0x45 && f[23] == 1 && memcmp(f + 26, guest_ip, 4) == 0 &&
+	       f[34] == 3 && f[35] == 3 && q[0] == 0x45 && q[9] == 17 &&
+	       memcmp(q + 16, guest_ip, 4) == 0 &&
+	       (q[22] << 8 | q[23]) == dport;
+}
+
+/* Knock on a closed UDP port until the guest answers port unreachable. */
+static int
+unreach(unsigned ms, uint16_t dport)
+{
+	uint64_t end = now_ms() + ms, next = 0;
+	uint8_t f[2048];
+	unsigned sent = 0;
+
+	while (now_ms() < end) {
+		struct pollfd p = {fd, POLLIN, 0};
+		if (now_ms() >= next) {
+			xmit(f, udp_to(f, dport));
+			sent++;
+			next = now_ms() + 200;
+		}
+		if (poll(&p, 1, 50) > 0) {
+			ssize_t n = recv(fd, f, sizeof(f), 0);
+			if (n > 0 && handle(f, (size_t)n) == 0 &&
+			    is_port_unreach(f, (size_t)n, dport)) {
+				printf("inetfuzz: port %u unreachable after %u "
+				       "datagrams\n",
+				       dport, sent);
+				return 0;
+			}
+		}
+	}
+	printf("inetfuzz: no port unreachable for %u in %u ms\n", dport, ms);
+	return 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -282,7 +342,7 @@ main(int argc, char **argv)
 	if (argc != 6 && argc != 7) {
 		fprintf(stderr,
 		        "usage: inetfuzz fuzz QPORT PPORT MAC COUNT SEED"
-		        " | inetfuzz ping QPORT PPORT MAC MS\n");
+		        " | inetfuzz ping|unreach QPORT PPORT MAC MS\n");
 		return 2;
 	}
 	if (sscanf(argv[4], "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3],
@@ -302,6 +362,8 @@ main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "ping") == 0 && argc == 6)
 		return ping((unsigned)atoi(argv[5]));
+	if (strcmp(argv[1], "unreach") == 0 && argc == 6)
+		return unreach((unsigned)atoi(argv[5]), 9);
 	if (strcmp(argv[1], "fuzz") != 0 || argc != 7)
 		return 2;
 	rng = (uint32_t)strtoul(argv[6], NULL, 0) * 2654435761u + 1;
