@@ -109,8 +109,7 @@ acpi_init(void)
 	const struct sdt_header *rsdt;
 	uint32_t rsdt_pa;
 
-	rsdp = ebda >= 0x80000 && ebda < 0xa0000 ? find_rsdp_in(ebda, 1024)
-						  : 0;
+	rsdp = ebda >= 0x80000 && ebda < 0xa0000 ? find_rsdp_in(ebda, 1024) : 0;
 	if (rsdp == 0)
 		rsdp = find_rsdp_in(0xe0000, 0x20000);
 	if (rsdp == 0) {
@@ -139,6 +138,6 @@ acpi_init(void)
 	}
 	if (madt.cpus_ignored > 0)
 		pr_warn("acpi: %d CPU(s) beyond the %d supported ignored\n",
-			madt.cpus_ignored, MAX_CPUS);
+		        madt.cpus_ignored, MAX_CPUS);
 	return 0;
 }

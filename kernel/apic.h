@@ -12,8 +12,8 @@
 #define SCHED_HZ 100 /* per-CPU scheduler tick from the local APIC timer */
 
 void lapic_init(uint32_t phys); /* map it (boot CPU, once) */
-void lapic_setup_cpu(void);	/* enable + timer on the calling CPU */
-void lapic_calibrate(void);	/* boot CPU, against now_ms() */
+void lapic_setup_cpu(void);     /* enable + timer on the calling CPU */
+void lapic_calibrate(void);     /* boot CPU, against now_ms() */
 int lapic_id(void);
 void lapic_eoi(void);
 /* Send vector to the CPU with this APIC id; nmi: deliver as NMI. */

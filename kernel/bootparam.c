@@ -9,8 +9,7 @@
 extern const struct bootparam __bootparams_start[], __bootparams_end[];
 
 char boot_cmdline[256];
-BOOTPARAM_STRING(cmdline, boot_cmdline, "the kernel command line as given",
-		 0);
+BOOTPARAM_STRING(cmdline, boot_cmdline, "the kernel command line as given", 0);
 
 const struct bootparam *
 bootparam_at(size_t i)
@@ -48,7 +47,7 @@ choice_index(const char *choices, const char *word)
 
 int
 bootparam_set(const struct bootparam *p, const char *value, char *err,
-	      size_t errsize)
+              size_t errsize)
 {
 	long v;
 	int idx;
@@ -61,7 +60,7 @@ bootparam_set(const struct bootparam *p, const char *value, char *err,
 		}
 		if (v < p->min || v > p->max) {
 			snprintf(err, errsize, "%ld is out of range %ld..%ld",
-				 v, p->min, p->max);
+			         v, p->min, p->max);
 			return -ERANGE;
 		}
 		*(int *)p->var = (int)v;
@@ -71,12 +70,12 @@ bootparam_set(const struct bootparam *p, const char *value, char *err,
 		    strcmp(value, "yes") == 0 || strcmp(value, "true") == 0)
 			*(int *)p->var = 1;
 		else if (strcmp(value, "0") == 0 || strcmp(value, "off") == 0 ||
-			 strcmp(value, "no") == 0 ||
-			 strcmp(value, "false") == 0)
+		         strcmp(value, "no") == 0 ||
+		         strcmp(value, "false") == 0)
 			*(int *)p->var = 0;
 		else {
 			snprintf(err, errsize, "'%s' is not a boolean (0|1)",
-				 value);
+			         value);
 			return -EINVAL;
 		}
 		return 0;
@@ -84,7 +83,7 @@ bootparam_set(const struct bootparam *p, const char *value, char *err,
 		idx = choice_index(p->choices, value);
 		if (idx < 0) {
 			snprintf(err, errsize, "'%s' is not one of %s", value,
-				 p->choices);
+			         p->choices);
 			return -EINVAL;
 		}
 		*(int *)p->var = idx;
@@ -92,7 +91,7 @@ bootparam_set(const struct bootparam *p, const char *value, char *err,
 	case BP_STRING:
 		if (strlen(value) >= (size_t)p->max) {
 			snprintf(err, errsize, "value longer than %ld bytes",
-				 p->max - 1);
+			         p->max - 1);
 			return -ERANGE;
 		}
 		strlcpy(p->var, value, (size_t)p->max);
@@ -126,7 +125,7 @@ bootparam_format(const struct bootparam *p, char *buf, size_t size)
 		}
 		const char *bar = strchr(s, '|');
 		snprintf(buf, size, "%.*s",
-			 bar != NULL ? (int)(bar - s) : (int)strlen(s), s);
+		         bar != NULL ? (int)(bar - s) : (int)strlen(s), s);
 		return;
 	}
 	case BP_STRING:
@@ -150,7 +149,8 @@ skip_image_path(const char *s)
 		n++;
 	}
 	first[n] = '\0';
-	if (n > 0 && strchr(first, '=') == NULL && bootparam_find(first) == NULL)
+	if (n > 0 && strchr(first, '=') == NULL &&
+	    bootparam_find(first) == NULL)
 		s += n;
 	while (*s == ' ')
 		s++;
@@ -192,7 +192,7 @@ bootparam_parse(const char *cmdline)
 		p = bootparam_find(word);
 		if (p == NULL) {
 			pr_warn("cmdline: unknown parameter '%s' ignored\n",
-				word);
+			        word);
 			continue;
 		}
 		if (p->var == boot_cmdline)
@@ -203,7 +203,7 @@ bootparam_parse(const char *cmdline)
 			continue;
 		}
 		if (bootparam_set(p, eq != NULL ? eq + 1 : "1", err,
-				  sizeof(err)) != 0)
+		                  sizeof(err)) != 0)
 			pr_err("cmdline: %s: %s; keeping the default\n", word,
 			       err);
 	}

@@ -15,8 +15,8 @@ enum bootparam_type { BP_INT, BP_BOOL, BP_ENUM, BP_STRING };
 struct bootparam {
 	const char *name;
 	enum bootparam_type type;
-	void *var;	     /* int for INT/BOOL/ENUM (enum: index), char[] */
-	long min, max;	     /* INT range; STRING: buffer size in max */
+	void *var;           /* int for INT/BOOL/ENUM (enum: index), char[] */
+	long min, max;       /* INT range; STRING: buffer size in max */
 	const char *choices; /* ENUM: "a|b|c" */
 	const char *desc;
 	int writable; /* may sysctl change it after boot? */
@@ -24,12 +24,13 @@ struct bootparam {
 
 #define BOOTPARAM_DEFINE(n, t, v, lo, hi, ch, d, w)                            \
 	static const struct bootparam __bootparam_##n                          \
-		__attribute__((section(".bootparams"), used, aligned(4))) = {  \
-			#n, t, &(v), lo, hi, ch, d, w}
+	    __attribute__((section(".bootparams"), used, aligned(4))) = {      \
+	        #n, t, &(v), lo, hi, ch, d, w}
 
 #define BOOTPARAM_INT(n, v, lo, hi, d, w)                                      \
 	BOOTPARAM_DEFINE(n, BP_INT, v, lo, hi, NULL, d, w)
-#define BOOTPARAM_BOOL(n, v, d, w) BOOTPARAM_DEFINE(n, BP_BOOL, v, 0, 1, NULL, d, w)
+#define BOOTPARAM_BOOL(n, v, d, w)                                             \
+	BOOTPARAM_DEFINE(n, BP_BOOL, v, 0, 1, NULL, d, w)
 #define BOOTPARAM_ENUM(n, v, ch, d, w)                                         \
 	BOOTPARAM_DEFINE(n, BP_ENUM, v, 0, 0, ch, d, w)
 #define BOOTPARAM_STRING(n, v, d, w)                                           \
@@ -40,7 +41,7 @@ void bootparam_parse(const char *cmdline);
 const struct bootparam *bootparam_find(const char *name);
 /* Set from text; 0 or -EINVAL/-ERANGE with a reason in err. */
 int bootparam_set(const struct bootparam *p, const char *value, char *err,
-		  size_t errsize);
+                  size_t errsize);
 void bootparam_format(const struct bootparam *p, char *buf, size_t size);
 /* Iterate: i from 0 until NULL. */
 const struct bootparam *bootparam_at(size_t i);

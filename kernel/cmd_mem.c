@@ -34,7 +34,7 @@ meminfo_diff(void)
 
 	if (!checkpoint.valid)
 		return cmd_error("meminfo", -ENOENT,
-				 "no checkpoint (meminfo -c takes one)");
+		                 "no checkpoint (meminfo -c takes one)");
 	for (int i = 0; i < memtag_count(); i++) {
 		struct memtag *m = memtag_at(i);
 		if (!compared(m))
@@ -43,16 +43,16 @@ meminfo_diff(void)
 		    m->bytes != checkpoint.bytes[i] ||
 		    m->pages != checkpoint.pages[i]) {
 			kprintf("meminfo: %s: objects %d -> %d, bytes %d -> "
-				"%d, pages %d -> %d\n",
-				m->name, checkpoint.objs[i], m->objs,
-				checkpoint.bytes[i], m->bytes,
-				checkpoint.pages[i], m->pages);
+			        "%d, pages %d -> %d\n",
+			        m->name, checkpoint.objs[i], m->objs,
+			        checkpoint.bytes[i], m->bytes,
+			        checkpoint.pages[i], m->pages);
 			changed++;
 		}
 	}
 	if (changed)
 		return cmd_error("meminfo", -EBUSY,
-				 "%d tag(s) changed since checkpoint", changed);
+		                 "%d tag(s) changed since checkpoint", changed);
 	kprintf("meminfo: no change since checkpoint\n");
 	return 0;
 }
@@ -76,20 +76,20 @@ cmd_meminfo(int argc, char **argv)
 	if (argc != 1)
 		return cmd_usage("meminfo");
 	kprintf("pages: %u total, %u free, %u used (4 KiB each)\n",
-		(unsigned)pages_total(), (unsigned)pages_free(),
-		(unsigned)(pages_total() - pages_free()));
+	        (unsigned)pages_total(), (unsigned)pages_free(),
+	        (unsigned)(pages_total() - pages_free()));
 	kprintf("kmalloc slabs: %u pages\n", (unsigned)kmalloc_slab_pages());
 	kprintf("%-16s %8s %10s %7s %9s %9s\n", "tag", "objects", "bytes",
-		"pages", "allocs", "frees");
+	        "pages", "allocs", "frees");
 	for (int i = 0; i < memtag_count(); i++) {
 		struct memtag *m = memtag_at(i);
 		if (m->allocs == 0 && m->pages == 0)
 			continue;
 		kprintf("%-16s %8d %10d %7d %9u %9u\n", m->name, m->objs,
-			m->bytes, m->pages, m->allocs, m->frees);
+		        m->bytes, m->pages, m->allocs, m->frees);
 	}
 	return 0;
 }
 COMMAND(meminfo, "meminfo [-c | -d]",
-	"memory by tag; -c checkpoint, -d compare with the checkpoint",
-	cmd_meminfo);
+        "memory by tag; -c checkpoint, -d compare with the checkpoint",
+        cmd_meminfo);

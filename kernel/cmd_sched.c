@@ -12,8 +12,8 @@ ps_line(struct thread *t, void *arg)
 {
 	(void)arg;
 	kprintf("%4d %3d %-2s %10u %8u  %s\n", t->tid, t->cpu,
-		thread_state_name(t->state), (unsigned)t->nr_switches,
-		(unsigned)t->runtime_ms, t->name);
+	        thread_state_name(t->state), (unsigned)t->nr_switches,
+	        (unsigned)t->runtime_ms, t->name);
 }
 
 static int
@@ -24,7 +24,7 @@ cmd_ps(int argc, char **argv)
 	return 0;
 }
 COMMAND(ps, "ps", "list kernel threads (state R running/runnable, S sleeping)",
-	cmd_ps);
+        cmd_ps);
 
 static const char *
 cpu_state_name(enum cpu_state s)
@@ -45,15 +45,16 @@ cpu_state_name(enum cpu_state s)
 static int
 cmd_cpus(int argc, char **argv)
 {
-	kprintf("CPU APIC STATE    CURRENT          IRQS   SWITCHES     IPIS\n");
+	kprintf(
+	    "CPU APIC STATE    CURRENT          IRQS   SWITCHES     IPIS\n");
 	for (int i = 0; i < MAX_CPUS; i++) {
 		struct cpu *c = &cpus[i];
 		if (c->state == CPU_OFFLINE)
 			continue;
-		kprintf("%3d %4d %-8s %-12s %8u %10u %8u\n", c->id,
-			c->apic_id, cpu_state_name(c->state),
-			thread_name(c->curr), (unsigned)c->nr_irqs,
-			(unsigned)c->nr_switches, (unsigned)c->nr_ipis);
+		kprintf("%3d %4d %-8s %-12s %8u %10u %8u\n", c->id, c->apic_id,
+		        cpu_state_name(c->state), thread_name(c->curr),
+		        (unsigned)c->nr_irqs, (unsigned)c->nr_switches,
+		        (unsigned)c->nr_ipis);
 	}
 	return 0;
 }

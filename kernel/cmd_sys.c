@@ -12,14 +12,13 @@
 #include <kernel/cpu.h>
 #include <kernel/module.h>
 
-
 static void
 help_line(const struct command *c, void *arg)
 {
 	(void)arg;
 	if (c->owner != NULL)
 		kprintf("  %-34s %s [%s]\n", c->usage, c->help,
-			module_name(c->owner));
+		        module_name(c->owner));
 	else
 		kprintf("  %-34s %s\n", c->usage, c->help);
 }
@@ -31,7 +30,7 @@ cmd_help(int argc, char **argv)
 		const struct command *c = command_find(argv[1]);
 		if (c == NULL)
 			return cmd_error("help", -ENOENT, "no command '%s'",
-					 argv[1]);
+			                 argv[1]);
 		kprintf("usage: %s\n  %s\n", c->usage, c->help);
 		return 0;
 	}
@@ -46,8 +45,8 @@ cmd_uptime(int argc, char **argv)
 	uint64_t ms = now_ms();
 
 	kprintf("up %u.%03u s, %d cpu(s), %d thread(s)\n",
-		(unsigned)(ms / 1000), (unsigned)(ms % 1000), nr_cpus,
-		nr_threads());
+	        (unsigned)(ms / 1000), (unsigned)(ms % 1000), nr_cpus,
+	        nr_threads());
 	return 0;
 }
 COMMAND(uptime, "uptime", "time since boot", cmd_uptime);
@@ -61,14 +60,14 @@ cmd_poweroff(int argc, char **argv)
 		return cmd_usage("poweroff");
 	if (argc == 2 && (parse_ulong(argv[1], &code) != 0 || code > 0x7f))
 		return cmd_error("poweroff", -EINVAL,
-				 "exit code '%s' is not a number 0..127",
-				 argv[1]);
+		                 "exit code '%s' is not a number 0..127",
+		                 argv[1]);
 	kprintf("poweroff: exiting with code %lu\n", code);
 	machine_exit((int)code);
 }
 COMMAND(poweroff, "poweroff [CODE]",
-	"leave QEMU (isa-debug-exit; status = 2*CODE+1, default 0x10: success)",
-	cmd_poweroff);
+        "leave QEMU (isa-debug-exit; status = 2*CODE+1, default 0x10: success)",
+        cmd_poweroff);
 
 static int
 cmd_sleep(int argc, char **argv)
@@ -82,7 +81,7 @@ cmd_sleep(int argc, char **argv)
 	return 0;
 }
 COMMAND(sleep, "sleep MS", "sleep for MS milliseconds (Ctrl-C interrupts)",
-	cmd_sleep);
+        cmd_sleep);
 
 static int
 cmd_echo(int argc, char **argv)
@@ -98,8 +97,7 @@ COMMAND(echo, "echo [WORD...]", "print the words", cmd_echo);
  * address is bogus (and warn, or fold the access away). */
 static volatile uintptr_t crash_addr = 0x10;
 
-static void __attribute__((noinline))
-crash_null(void)
+static void __attribute__((noinline)) crash_null(void)
 {
 	*(volatile uint32_t *)crash_addr = 1;
 }
@@ -120,9 +118,9 @@ cmd_crash(int argc, char **argv)
 		kprintf("%d\n", 1 / z);
 	} else
 		return cmd_error("crash", -EINVAL,
-				 "unknown kind '%s' (panic|null|ud|div)",
-				 argv[1]);
+		                 "unknown kind '%s' (panic|null|ud|div)",
+		                 argv[1]);
 	return 0;
 }
 COMMAND(crash, "crash panic|null|ud|div",
-	"crash the kernel on purpose (tests the fault reports)", cmd_crash);
+        "crash the kernel on purpose (tests the fault reports)", cmd_crash);

@@ -15,7 +15,7 @@ show(const struct bootparam *p, bool verbose)
 	bootparam_format(p, v, sizeof(v));
 	if (verbose)
 		kprintf("%s = %s  (%s%s)\n", p->name, v, p->desc,
-			p->writable ? "" : "; boot only");
+		        p->writable ? "" : "; boot only");
 	else
 		kprintf("%s = %s\n", p->name, v);
 }
@@ -48,9 +48,9 @@ cmd_sysctl(int argc, char **argv)
 	}
 	if (!p->writable)
 		return cmd_error("sysctl", -EPERM,
-				 "%s can only be set on the kernel command "
-				 "line",
-				 name);
+		                 "%s can only be set on the kernel command "
+		                 "line",
+		                 name);
 	r = bootparam_set(p, strchr(argv[1], '=') + 1, err, sizeof(err));
 	if (r != 0)
 		return cmd_error("sysctl", r, "%s: %s", name, err);
@@ -58,4 +58,4 @@ cmd_sysctl(int argc, char **argv)
 	return 0;
 }
 COMMAND(sysctl, "sysctl [NAME[=VALUE]]",
-	"show boot parameters and sysctls, or set a writable one", cmd_sysctl);
+        "show boot parameters and sysctls, or set a writable one", cmd_sysctl);

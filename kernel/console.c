@@ -17,10 +17,10 @@
 #include <kernel/x86.h>
 
 #define RING_SIZE 1024
-#define CTRL_C 0x03
-#define CTRL_U 0x15
+#define CTRL_C    0x03
+#define CTRL_U    0x15
 #define BACKSPACE 0x08
-#define DEL 0x7f
+#define DEL       0x7f
 
 static DEFINE_SPINLOCK(console_out_lock);
 static DEFINE_SPINLOCK(console_in_lock);

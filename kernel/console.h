@@ -20,8 +20,8 @@ struct thread;
 struct console_line {
 	char text[CONSOLE_LINE_MAX];
 	size_t len;
-	bool too_long;	 /* more than CONSOLE_LINE_MAX-1 characters typed */
-	int bad_byte;	 /* first non-printable byte seen, or -1 */
+	bool too_long;    /* more than CONSOLE_LINE_MAX-1 characters typed */
+	int bad_byte;     /* first non-printable byte seen, or -1 */
 	bool interrupted; /* Ctrl-C typed: the line was discarded */
 };
 

@@ -18,8 +18,8 @@ struct gdt_entry {
 	uint8_t base_hi;
 } __attribute__((packed));
 
-#define GDT_CODE 1
-#define GDT_DATA 2
+#define GDT_CODE   1
+#define GDT_DATA   2
 #define GDT_PERCPU 3 /* one %gs descriptor per CPU from here */
 static struct gdt_entry gdt[GDT_PERCPU + MAX_CPUS];
 
@@ -51,16 +51,16 @@ cpu_init_segments(int id)
 	c->self = c;
 	c->id = id;
 	__asm__ volatile("lgdt %0\n\t"
-			 "ljmp $0x08, $1f\n"
-			 "1:\n\t"
-			 "movw $0x10, %%ax\n\t"
-			 "movw %%ax, %%ds\n\t"
-			 "movw %%ax, %%es\n\t"
-			 "movw %%ax, %%ss\n\t"
-			 "movw %%ax, %%fs\n\t"
-			 "movw %1, %%ax\n\t"
-			 "movw %%ax, %%gs\n\t"
-			 :
-			 : "m"(d), "r"((uint16_t)((GDT_PERCPU + id) * 8))
-			 : "eax", "memory");
+	                 "ljmp $0x08, $1f\n"
+	                 "1:\n\t"
+	                 "movw $0x10, %%ax\n\t"
+	                 "movw %%ax, %%ds\n\t"
+	                 "movw %%ax, %%es\n\t"
+	                 "movw %%ax, %%ss\n\t"
+	                 "movw %%ax, %%fs\n\t"
+	                 "movw %1, %%ax\n\t"
+	                 "movw %%ax, %%gs\n\t"
+	                 :
+	                 : "m"(d), "r"((uint16_t)((GDT_PERCPU + id) * 8))
+	                 : "eax", "memory");
 }

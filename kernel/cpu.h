@@ -32,14 +32,14 @@ struct cpu {
 	struct thread *idle;
 	struct thread *dead; /* exited thread whose stack we just left */
 	struct runqueue rq;
-	int irq_depth;	    /* >0 while in an interrupt handler */
-	int locks_held;	    /* spinlocks held by this CPU */
-	int preempt_off;    /* >0: no preemption on IRQ return */
+	int irq_depth;   /* >0 while in an interrupt handler */
+	int locks_held;  /* spinlocks held by this CPU */
+	int preempt_off; /* >0: no preemption on IRQ return */
 	volatile int need_resched;
 	uint64_t nr_irqs;
 	uint64_t nr_switches;
 	uint64_t nr_ipis;
-	uint64_t qs_seq; /* quiescent states passed (RCU-like) */
+	uint64_t qs_seq;     /* quiescent states passed (RCU-like) */
 	uintptr_t fixup_eip; /* see probe.S: where a probed fault resumes */
 	uint32_t lapic_ticks_per_ms;
 };

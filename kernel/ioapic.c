@@ -13,13 +13,13 @@
 #include <kernel/errno.h>
 #include <kernel/printk.h>
 
-#define IOREGSEL 0x00
-#define IOWIN 0x10
-#define IOAPICVER 0x01
+#define IOREGSEL    0x00
+#define IOWIN       0x10
+#define IOAPICVER   0x01
 #define IOREDTBL(n) (0x10 + 2 * (n))
 
-#define RTE_MASKED (1u << 16)
-#define RTE_LEVEL (1u << 15)
+#define RTE_MASKED     (1u << 16)
+#define RTE_LEVEL      (1u << 15)
 #define RTE_ACTIVE_LOW (1u << 13)
 
 static volatile uint32_t *ioapic;
@@ -117,11 +117,11 @@ ioapic_set_affinity(int irq, int cpu)
 }
 
 const struct irq_chip ioapic_chip = {
-	.name = "ioapic",
-	.mask = ioapic_mask,
-	.unmask = ioapic_unmask,
-	.eoi = ioapic_eoi,
-	.set_affinity = ioapic_set_affinity,
+    .name = "ioapic",
+    .mask = ioapic_mask,
+    .unmask = ioapic_unmask,
+    .eoi = ioapic_eoi,
+    .set_affinity = ioapic_set_affinity,
 };
 
 int

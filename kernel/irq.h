@@ -17,14 +17,14 @@ struct trapframe {
 	uint32_t eip, cs, eflags; /* pushed by the CPU (no ring change) */
 };
 
-#define IRQ_BASE 32
-#define NR_IRQS 24
+#define IRQ_BASE        32
+#define NR_IRQS         24
 #define VEC_LAPIC_TIMER 0xef
-#define VEC_RESCHED 0xf0
-#define VEC_CALL_FUNC 0xf1
-#define VEC_STOP 0xf2
-#define VEC_TLB 0xf3
-#define VEC_SPURIOUS 0xff
+#define VEC_RESCHED     0xf0
+#define VEC_CALL_FUNC   0xf1
+#define VEC_STOP        0xf2
+#define VEC_TLB         0xf3
+#define VEC_SPURIOUS    0xff
 
 typedef void (*irq_handler_fn)(void *arg);
 typedef void (*vector_handler_fn)(struct trapframe *tf);
@@ -50,7 +50,7 @@ void vector_register(int vec, vector_handler_fn fn);
 /* Deliver a device line to another CPU: 0, -ENOSYS (8259), -ENODEV. */
 int irq_set_affinity(int irq, int cpu);
 
-void trap_init(void);	  /* build the IDT (once) */
+void trap_init(void);     /* build the IDT (once) */
 void trap_load_idt(void); /* load it on this CPU */
 void trap(struct trapframe *tf);
 

@@ -11,17 +11,17 @@
 #include <kernel/panic.h>
 #include <kernel/string.h>
 
-#define MAGIC_LIVE 0x6b4d4c76 /* "vLMk" */
-#define MAGIC_FREE 0x66726565
-#define POISON 0x6b
-#define NCLASSES 7	   /* 32 .. 2048 bytes, header included */
+#define MAGIC_LIVE  0x6b4d4c76 /* "vLMk" */
+#define MAGIC_FREE  0x66726565
+#define POISON      0x6b
+#define NCLASSES    7      /* 32 .. 2048 bytes, header included */
 #define CLASS_PAGES 0xffff /* hdr->cls value for page-backed objects */
 
 struct kmhdr {
 	uint32_t magic;
 	uint16_t tag;
 	uint16_t cls;
-	uint32_t size;	/* as requested */
+	uint32_t size;  /* as requested */
 	uint32_t pages; /* page-backed objects: pages allocated */
 };
 

@@ -37,10 +37,9 @@ ksym_lookup(uintptr_t addr, struct sym_info *si)
 		}
 		si->name = __ksyms_names + __ksyms_offsets[lo];
 		si->start = __ksyms_addrs[lo];
-		si->size = (lo + 1 < __ksyms_count
-				    ? __ksyms_addrs[lo + 1]
-				    : (uintptr_t)_kernel_etext) -
-			   si->start;
+		si->size = (lo + 1 < __ksyms_count ? __ksyms_addrs[lo + 1]
+		                                   : (uintptr_t)_kernel_etext) -
+		           si->start;
 		si->module = NULL;
 		si->note = NULL;
 		return 0;
@@ -70,10 +69,10 @@ ksym_format(uintptr_t addr, char *buf, size_t size)
 	}
 	if (si.module != NULL)
 		snprintf(buf, size, "%s+0x%x/0x%x [%s%s%s]", si.name,
-			 (unsigned)(addr - si.start), (unsigned)si.size,
-			 si.module, si.note != NULL ? ", " : "",
-			 si.note != NULL ? si.note : "");
+		         (unsigned)(addr - si.start), (unsigned)si.size,
+		         si.module, si.note != NULL ? ", " : "",
+		         si.note != NULL ? si.note : "");
 	else
 		snprintf(buf, size, "%s+0x%x/0x%x", si.name,
-			 (unsigned)(addr - si.start), (unsigned)si.size);
+		         (unsigned)(addr - si.start), (unsigned)si.size);
 }

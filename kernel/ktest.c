@@ -25,10 +25,10 @@ static DEFINE_SPINLOCK(suites_lock);
 
 static char ktest_param[128];
 BOOTPARAM_STRING(ktest, ktest_param,
-		 "suites to run at boot: all, or a comma-separated list", 0);
+                 "suites to run at boot: all, or a comma-separated list", 0);
 static int ktest_poweroff;
 BOOTPARAM_BOOL(ktest_poweroff, ktest_poweroff,
-	       "power off after the boot-time tests (code says pass/fail)", 0);
+               "power off after the boot-time tests (code says pass/fail)", 0);
 
 struct case_ctx {
 	struct ktest t;
@@ -108,9 +108,8 @@ find_suite(const char *name)
 	for (s = __ktest_suites_start; s < __ktest_suites_end; s++)
 		if (strcmp(s->name, name) == 0)
 			return s;
-	list_for_each_entry(s, &module_suites, link)
-		if (strcmp(s->name, name) == 0)
-			return s;
+	list_for_each_entry(s, &module_suites,
+	                    link) if (strcmp(s->name, name) == 0) return s;
 	return NULL;
 }
 
@@ -132,13 +131,13 @@ run_case(const struct ktest_case *kc, int n)
 	if (thread_create(kc->name, case_thread, c, -1) == NULL) {
 		kfree(c);
 		kprintf("    not ok %d %s # cannot create thread\n", n,
-			kc->name);
+		        kc->name);
 		return 1;
 	}
 	r = wait_for_completion_timeout(&c->done, CASE_TIMEOUT_MS, false);
 	if (r != 0) {
 		kprintf("        # %s: timed out after %d ms\n", kc->name,
-			CASE_TIMEOUT_MS);
+		        CASE_TIMEOUT_MS);
 		c->t.failures++;
 	}
 	failed = c->t.failures > 0;
@@ -146,7 +145,7 @@ run_case(const struct ktest_case *kc, int n)
 		kprintf("    not ok %d %s\n", n, kc->name);
 	else if (c->t.skipped)
 		kprintf("    ok %d %s # SKIP %s\n", n, kc->name,
-			c->t.skip_reason);
+		        c->t.skip_reason);
 	else
 		kprintf("    ok %d %s\n", n, kc->name);
 	ctx_put(c);
@@ -159,7 +158,7 @@ run_suite(struct ktest_suite *s, int n)
 	int failed = 0;
 
 	kprintf("    KTAP version 1\n    # Subtest: %s\n    1..%d\n", s->name,
-		s->ncases);
+	        s->ncases);
 	for (int i = 0; i < s->ncases; i++)
 		failed += run_case(&s->cases[i], i + 1);
 	kprintf("%s %d %s\n", failed ? "not ok" : "ok", n, s->name);
@@ -178,16 +177,15 @@ ktest_run(int nnames, char **names)
 		for (s = __ktest_suites_start; s < __ktest_suites_end && n < 64;
 		     s++)
 			list[n++] = s;
-		list_for_each_entry(s, &module_suites, link)
-			if (n < 64)
-				list[n++] = s;
+		list_for_each_entry(s, &module_suites, link) if (n < 64)
+		    list[n++] = s;
 	} else {
 		for (int i = 0; i < nnames && n < 64; i++) {
 			list[n] = find_suite(names[i]);
 			if (list[n] == NULL) {
 				kprintf("ktest: ENOENT: no suite '%s' (ktest "
-					"-l lists them)\n",
-					names[i]);
+				        "-l lists them)\n",
+				        names[i]);
 				return -ENOENT;
 			}
 			n++;
@@ -207,7 +205,7 @@ ktest_list(void)
 	for (s = __ktest_suites_start; s < __ktest_suites_end; s++)
 		kprintf("%-16s %d cases\n", s->name, s->ncases);
 	list_for_each_entry(s, &module_suites, link)
-		kprintf("%-16s %d cases (module)\n", s->name, s->ncases);
+	    kprintf("%-16s %d cases (module)\n", s->name, s->ncases);
 }
 
 void
@@ -246,4 +244,4 @@ cmd_ktest(int argc, char **argv)
 	return r;
 }
 COMMAND(ktest, "ktest [-l | all | SUITE...]",
-	"run in-kernel test suites, printing KTAP", cmd_ktest);
+        "run in-kernel test suites, printing KTAP", cmd_ktest);

@@ -31,19 +31,22 @@ struct ktest_suite {
 	struct list_head link;
 };
 
-#define KTEST_CASE(f) {#f, f}
+#define KTEST_CASE(f)                                                          \
+	{                                                                      \
+#f, f                                                          \
+	}
 #define KTEST_SUITE(sname, ...)                                                \
 	static const struct ktest_case __ktest_cases_##sname[] = {             \
-		__VA_ARGS__};                                                  \
-	static struct ktest_suite __ktest_suite_##sname                        \
-		__attribute__((section(".ktest_suites"), used, aligned(4))) = {\
-			#sname, __ktest_cases_##sname,                         \
-			sizeof(__ktest_cases_##sname) /                        \
-				sizeof(__ktest_cases_##sname[0]),              \
-			{0, 0}}
+	    __VA_ARGS__};                                                      \
+	static struct ktest_suite __ktest_suite_##sname __attribute__((        \
+	    section(".ktest_suites"), used, aligned(4))) = {                   \
+	    #sname,                                                            \
+	    __ktest_cases_##sname,                                             \
+	    sizeof(__ktest_cases_##sname) / sizeof(__ktest_cases_##sname[0]),  \
+	    {0, 0}}
 
 void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt,
-		...) __attribute__((format(printf, 4, 5)));
+                ...) __attribute__((format(printf, 4, 5)));
 __attribute__((noreturn)) void ktest_abort(struct ktest *t);
 void ktest_skip(struct ktest *t, const char *reason);
 
@@ -58,22 +61,22 @@ void ktest_skip(struct ktest *t, const char *reason);
 		long long __a = (long long)(a), __b = (long long)(b);          \
 		if (__a != __b)                                                \
 			ktest_fail(t, __FILE__, __LINE__,                      \
-				   "expected %s == %s, got %lld != %lld", #a,  \
-				   #b, __a, __b);                              \
+			           "expected %s == %s, got %lld != %lld", #a,  \
+			           #b, __a, __b);                              \
 	} while (0)
 #define KEXPECT_NE(t, a, b)                                                    \
 	do {                                                                   \
 		long long __a = (long long)(a), __b = (long long)(b);          \
 		if (__a == __b)                                                \
 			ktest_fail(t, __FILE__, __LINE__,                      \
-				   "expected %s != %s, both %lld", #a, #b,     \
-				   __a);                                       \
+			           "expected %s != %s, both %lld", #a, #b,     \
+			           __a);                                       \
 	} while (0)
 #define KASSERT_TRUE(t, cond)                                                  \
 	do {                                                                   \
 		if (!(cond)) {                                                 \
 			ktest_fail(t, __FILE__, __LINE__, "assertion %s",      \
-				   #cond);                                     \
+			           #cond);                                     \
 			ktest_abort(t);                                        \
 		}                                                              \
 	} while (0)

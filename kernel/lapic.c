@@ -10,27 +10,27 @@
 #include <kernel/sched.h>
 #include <kernel/x86.h>
 
-#define LAPIC_ID 0x020
-#define LAPIC_EOI 0x0b0
-#define LAPIC_SVR 0x0f0
-#define LAPIC_ICR_LO 0x300
-#define LAPIC_ICR_HI 0x310
-#define LAPIC_LVT_TIMER 0x320
-#define LAPIC_LVT_LINT0 0x350
-#define LAPIC_LVT_LINT1 0x360
+#define LAPIC_ID         0x020
+#define LAPIC_EOI        0x0b0
+#define LAPIC_SVR        0x0f0
+#define LAPIC_ICR_LO     0x300
+#define LAPIC_ICR_HI     0x310
+#define LAPIC_LVT_TIMER  0x320
+#define LAPIC_LVT_LINT0  0x350
+#define LAPIC_LVT_LINT1  0x360
 #define LAPIC_TIMER_INIT 0x380
-#define LAPIC_TIMER_CUR 0x390
-#define LAPIC_TIMER_DIV 0x3e0
-#define LAPIC_TPR 0x080
+#define LAPIC_TIMER_CUR  0x390
+#define LAPIC_TIMER_DIV  0x3e0
+#define LAPIC_TPR        0x080
 
-#define SVR_ENABLE 0x100
-#define LVT_MASKED 0x10000
-#define TIMER_PERIODIC 0x20000
-#define ICR_PENDING 0x1000
+#define SVR_ENABLE       0x100
+#define LVT_MASKED       0x10000
+#define TIMER_PERIODIC   0x20000
+#define ICR_PENDING      0x1000
 #define ICR_LEVEL_ASSERT 0x4000
-#define ICR_INIT 0x500
-#define ICR_STARTUP 0x600
-#define ICR_NMI 0x400
+#define ICR_INIT         0x500
+#define ICR_STARTUP      0x600
+#define ICR_NMI          0x400
 
 static volatile uint32_t *lapic;
 static uint32_t ticks_per_period;

@@ -12,11 +12,14 @@ struct list_head {
 	struct list_head *next, *prev;
 };
 
-#define LIST_HEAD_INIT(name) {&(name), &(name)}
+#define LIST_HEAD_INIT(name)                                                   \
+	{                                                                      \
+		&(name), &(name)                                               \
+	}
 #define LIST_HEAD(name) struct list_head name = LIST_HEAD_INIT(name)
 
 #define container_of(ptr, type, member)                                        \
-	((type *)((char *)(ptr) - offsetof(type, member)))
+	((type *)((char *)(ptr)-offsetof(type, member)))
 
 static inline void
 INIT_LIST_HEAD(struct list_head *h)
@@ -26,8 +29,7 @@ INIT_LIST_HEAD(struct list_head *h)
 }
 
 static inline void
-list_insert(struct list_head *n, struct list_head *prev,
-	    struct list_head *next)
+list_insert(struct list_head *n, struct list_head *prev, struct list_head *next)
 {
 	next->prev = n;
 	n->next = next;

@@ -36,7 +36,7 @@ memory_init(void)
 	page_alloc_init(bi->ram_top);
 	for (int i = 0; i < bi->nram; i++)
 		page_range_free((uintptr_t)bi->ram[i].base,
-				(uintptr_t)(bi->ram[i].base + bi->ram[i].len));
+		                (uintptr_t)(bi->ram[i].base + bi->ram[i].len));
 	/* Low memory holds BIOS data and the AP trampoline: keep out. */
 	page_range_reserve(0, 0x100000);
 	page_range_reserve(0x100000, V2P(_kernel_end));
@@ -46,8 +46,8 @@ memory_init(void)
 	kmalloc_init();
 	if (bi->ram_ignored != 0)
 		pr_warn("memory: %u MiB above the %u MiB direct map ignored\n",
-			(unsigned)(bi->ram_ignored >> 20),
-			DIRECT_MAP_SIZE >> 20);
+		        (unsigned)(bi->ram_ignored >> 20),
+		        DIRECT_MAP_SIZE >> 20);
 }
 
 static void
@@ -75,16 +75,16 @@ kmain(uint32_t magic, uint32_t mbi_phys)
 		panic("cannot boot without a valid multiboot info block");
 	bootparam_parse(boot_info.cmdline);
 	pr_info("modref booting (loader: %s, cmdline: '%s')\n",
-		boot_info.loader[0] != '\0' ? boot_info.loader : "unknown",
-		boot_info.cmdline);
+	        boot_info.loader[0] != '\0' ? boot_info.loader : "unknown",
+	        boot_info.cmdline);
 	memory_init();
 	sched_init_cpu_idle(&idle0, "idle/0");
 	pic_init();
 	pit_init();
 	uart_enable_irq();
 	pr_info("memory: %u KiB usable, %u KiB free, %d boot module(s)\n",
-		(unsigned)(pages_total() * 4), (unsigned)(pages_free() * 4),
-		boot_info.nmods);
+	        (unsigned)(pages_total() * 4), (unsigned)(pages_free() * 4),
+	        boot_info.nmods);
 	smp_init();
 	workqueue_init();
 	rcu_init();

@@ -12,7 +12,7 @@
 
 struct memtag {
 	const char *name;
-	volatile int32_t objs;	/* live kmalloc objects */
+	volatile int32_t objs;  /* live kmalloc objects */
 	volatile int32_t bytes; /* live kmalloc bytes (as requested) */
 	volatile int32_t pages; /* live pages from alloc_pages */
 	volatile uint32_t allocs;

@@ -189,8 +189,7 @@ struct module *module_by_addr(uintptr_t addr);
  *  - refs_show_hook: `refs NAME` shows a non-module object (a network
  *    device) if it returns 0; -ENOENT if it has none of that name.  NULL
  *    name: show all of them after the modules. */
-extern int (*module_unload_policy)(struct module *mod, char *why,
-				   size_t size);
+extern int (*module_unload_policy)(struct module *mod, char *why, size_t size);
 extern int (*refs_show_hook)(const char *name);
 
 /* Boot: pre-allocate the module area's page tables, register hooks. */

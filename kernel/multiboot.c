@@ -9,11 +9,11 @@
 #include <kernel/errno.h>
 #include <kernel/printk.h>
 
-#define MBI_MEM 0x001
-#define MBI_CMDLINE 0x004
-#define MBI_MODS 0x008
-#define MBI_MMAP 0x040
-#define MBI_LOADER 0x200
+#define MBI_MEM        0x001
+#define MBI_CMDLINE    0x004
+#define MBI_MODS       0x008
+#define MBI_MMAP       0x040
+#define MBI_LOADER     0x200
 #define MMAP_AVAILABLE 1
 
 struct mbi {
@@ -101,7 +101,7 @@ add_ram(uint64_t base, uint64_t len)
 		return;
 	if (end > DIRECT_MAP_SIZE) {
 		boot_info.ram_ignored +=
-			end - (base > DIRECT_MAP_SIZE ? base : DIRECT_MAP_SIZE);
+		    end - (base > DIRECT_MAP_SIZE ? base : DIRECT_MAP_SIZE);
 		if (base >= DIRECT_MAP_SIZE)
 			return;
 		end = DIRECT_MAP_SIZE;
@@ -127,23 +127,21 @@ multiboot_parse(uint32_t magic, uint32_t mbi_phys)
 		return -EINVAL;
 	}
 	if (!phys_ok(mbi_phys, sizeof(*mbi))) {
-		pr_err("multiboot: info block at %08x outside RAM\n",
-		       mbi_phys);
+		pr_err("multiboot: info block at %08x outside RAM\n", mbi_phys);
 		return -EINVAL;
 	}
 	mbi = P2V(mbi_phys);
 	if (mbi->flags & MBI_CMDLINE)
 		copy_string(boot_info.cmdline, sizeof(boot_info.cmdline),
-			    mbi->cmdline);
+		            mbi->cmdline);
 	if (mbi->flags & MBI_LOADER)
 		copy_string(boot_info.loader, sizeof(boot_info.loader),
-			    mbi->boot_loader_name);
+		            mbi->boot_loader_name);
 	if ((mbi->flags & MBI_MMAP) &&
 	    phys_ok(mbi->mmap_addr, mbi->mmap_length)) {
 		uint32_t off = 0;
 		while (off + sizeof(struct mb_mmap) <= mbi->mmap_length) {
-			const struct mb_mmap *e =
-				P2V(mbi->mmap_addr + off);
+			const struct mb_mmap *e = P2V(mbi->mmap_addr + off);
 			if (e->type == MMAP_AVAILABLE)
 				add_ram(e->base, e->len);
 			if (e->size < 20)
@@ -160,8 +158,8 @@ multiboot_parse(uint32_t magic, uint32_t mbi_phys)
 	}
 	if ((mbi->flags & MBI_MODS) && mbi->mods_count > 0) {
 		uint32_t n = mbi->mods_count;
-		if (n > 1024 || !phys_ok(mbi->mods_addr,
-					 n * sizeof(struct mb_module))) {
+		if (n > 1024 ||
+		    !phys_ok(mbi->mods_addr, n * sizeof(struct mb_module))) {
 			pr_err("multiboot: module list at %08x (%u entries) "
 			       "invalid, ignored\n",
 			       mbi->mods_addr, n);

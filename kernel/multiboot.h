@@ -11,11 +11,11 @@
 #include <stddef.h>
 
 #define MULTIBOOT_BOOTLOADER_MAGIC 0x2BADB002
-#define MAX_BOOT_MODULES 32
-#define MAX_MEM_REGIONS 32
+#define MAX_BOOT_MODULES           32
+#define MAX_MEM_REGIONS            32
 
 struct boot_module {
-	char name[64]; /* basename of the module's command line */
+	char name[64];        /* basename of the module's command line */
 	uintptr_t start, end; /* physical */
 };
 
@@ -30,7 +30,7 @@ struct boot_info {
 	int nram;
 	struct boot_module mods[MAX_BOOT_MODULES];
 	int nmods;
-	uintptr_t ram_top; /* end of usable RAM within the direct map */
+	uintptr_t ram_top;    /* end of usable RAM within the direct map */
 	uint64_t ram_ignored; /* RAM bytes above the direct map */
 };
 

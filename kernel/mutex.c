@@ -20,17 +20,15 @@ mutex_trylock(struct mutex *m)
 {
 	struct thread *expected = NULL;
 
-	return __atomic_compare_exchange_n(&m->owner, &expected, current,
-					   false, __ATOMIC_ACQUIRE,
-					   __ATOMIC_RELAXED);
+	return __atomic_compare_exchange_n(&m->owner, &expected, current, false,
+	                                   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
 static void
 check_not_recursive(struct mutex *m)
 {
 	if (m->owner == current)
-		panic("mutex %s: recursive lock by %s", m->name,
-		      current->name);
+		panic("mutex %s: recursive lock by %s", m->name, current->name);
 }
 
 void

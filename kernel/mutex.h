@@ -19,7 +19,10 @@ struct mutex {
 	const char *name;
 };
 
-#define MUTEX_INIT(n) {WAITQ_INIT(n.wq), NULL, #n}
+#define MUTEX_INIT(n)                                                          \
+	{                                                                      \
+		WAITQ_INIT(n.wq), NULL, #n                                     \
+	}
 #define DEFINE_MUTEX(n) struct mutex n = MUTEX_INIT(n)
 
 void mutex_init(struct mutex *m, const char *name);

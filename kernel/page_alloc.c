@@ -11,8 +11,8 @@
 #include <kernel/panic.h>
 #include <kernel/string.h>
 
-#define MAX_FRAMES (DIRECT_MAP_SIZE / PAGE_SIZE)
-#define TAG_FREE 0xff
+#define MAX_FRAMES   (DIRECT_MAP_SIZE / PAGE_SIZE)
+#define TAG_FREE     0xff
 #define TAG_RESERVED 0xfe
 
 static uint32_t bitmap[MAX_FRAMES / 32]; /* 1 = in use or not RAM */
@@ -142,7 +142,7 @@ free_pages(void *va, unsigned n)
 			panic("free_pages(%p, %u): frame %p is %s", va, n,
 			      (void *)(i * PAGE_SIZE),
 			      !frame_used(i) ? "already free"
-					     : "from another allocation");
+			                     : "from another allocation");
 		frame_set(i, 0);
 		frame_tag[i] = TAG_FREE;
 	}

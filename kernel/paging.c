@@ -173,7 +173,7 @@ ioremap(uintptr_t pa, size_t size)
 	spin_unlock_irqrestore(&paging_lock, f);
 	for (size_t i = 0; i < n; i++)
 		if (map_page(va + i * PAGE_SIZE, base + i * PAGE_SIZE,
-			     PTE_W | PTE_PCD | PTE_PWT) != 0)
+		             PTE_W | PTE_PCD | PTE_PWT) != 0)
 			return NULL;
 	return (void *)(va + (pa - base));
 }

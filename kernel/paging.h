@@ -12,13 +12,13 @@
 #include <stddef.h>
 #include <stdbool.h>
 
-#define PTE_P 0x001
-#define PTE_W 0x002
+#define PTE_P   0x001
+#define PTE_W   0x002
 #define PTE_PWT 0x008
 #define PTE_PCD 0x010
-#define PTE_A 0x020
-#define PTE_D 0x040
-#define PTE_PS 0x080
+#define PTE_A   0x020
+#define PTE_D   0x040
+#define PTE_PS  0x080
 
 void paging_init(uintptr_t ram_top);
 /* Map one 4 KiB page in the vmap or module area.  -EINVAL outside them,

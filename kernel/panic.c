@@ -60,7 +60,7 @@ backtrace_from(uintptr_t eip, uintptr_t ebp)
 		if (probe_read32((void *)ebp, &next_ebp) != 0 ||
 		    probe_read32((void *)(ebp + 4), &ret) != 0) {
 			kprintf("    (frame pointer %08x unreadable)\n",
-				(unsigned)ebp);
+			        (unsigned)ebp);
 			break;
 		}
 		if (ret == 0)
@@ -86,7 +86,7 @@ backtrace_scan_stack(uintptr_t esp, int words)
 			continue;
 		ksym_format(w - 1, buf, sizeof(buf));
 		kprintf("    ? [<%08x>] %s (stack +%d)\n", (unsigned)(w - 1),
-			buf, 4 * i);
+		        buf, 4 * i);
 	}
 }
 
@@ -94,7 +94,7 @@ void
 backtrace(void)
 {
 	backtrace_from((uintptr_t)__builtin_return_address(0) - 1,
-		       *(uint32_t *)read_ebp());
+	               *(uint32_t *)read_ebp());
 }
 
 void
@@ -110,8 +110,8 @@ panic(const char *fmt, ...)
 	kprintf("\n  cpu %d, thread %s\n", cpu_id(), thread_name(current));
 	kprintf("  backtrace:\n");
 	backtrace_from((uintptr_t)__builtin_return_address(0) - 1,
-		       *(uint32_t *)read_ebp());
+	               *(uint32_t *)read_ebp());
 	kprintf("KERNEL PANIC: end of report, exiting with code %d\n",
-		EXIT_PANIC_CODE);
+	        EXIT_PANIC_CODE);
 	machine_exit(EXIT_PANIC_CODE);
 }

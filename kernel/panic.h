@@ -14,10 +14,10 @@ struct trapframe;
 /* Values written to the isa-debug-exit port; QEMU exits with 2*v+1. */
 #define EXIT_SUCCESS_CODE 0x10 /* QEMU status 33 */
 #define EXIT_FAILURE_CODE 0x11 /* QEMU status 35 */
-#define EXIT_PANIC_CODE 0x12   /* QEMU status 37 */
+#define EXIT_PANIC_CODE   0x12 /* QEMU status 37 */
 
 __attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt,
-							     ...);
+                                                           ...);
 __attribute__((noreturn)) void machine_exit(int code);
 
 /* Print "  [<addr>] sym+off/size" lines walking saved frame pointers. */

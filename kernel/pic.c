@@ -7,11 +7,11 @@
 #include <kernel/x86.h>
 #include <stddef.h>
 
-#define PIC1_CMD 0x20
+#define PIC1_CMD  0x20
 #define PIC1_DATA 0x21
-#define PIC2_CMD 0xa0
+#define PIC2_CMD  0xa0
 #define PIC2_DATA 0xa1
-#define PIC_EOI 0x20
+#define PIC_EOI   0x20
 
 static uint16_t pic_mask = 0xffff & ~(1 << 2); /* cascade line stays open */
 
@@ -71,9 +71,9 @@ pic_eoi(int irq)
 }
 
 const struct irq_chip pic_chip = {
-	.name = "8259",
-	.mask = pic_mask_irq,
-	.unmask = pic_unmask_irq,
-	.eoi = pic_eoi,
-	.set_affinity = NULL,
+    .name = "8259",
+    .mask = pic_mask_irq,
+    .unmask = pic_unmask_irq,
+    .eoi = pic_eoi,
+    .set_affinity = NULL,
 };

@@ -11,10 +11,10 @@
 
 int console_loglevel = LOG_INFO;
 BOOTPARAM_INT(loglevel, console_loglevel, 0, 7,
-	      "console log level: 0 emergencies only .. 7 debug", 1);
+              "console log level: 0 emergencies only .. 7 debug", 1);
 
 static const char *const level_tags[] = {"EMERG", "ALERT", "CRIT", "ERR",
-					 "WARN",  "NOTE",  "INFO", "DEBUG"};
+                                         "WARN",  "NOTE",  "INFO", "DEBUG"};
 
 void
 vkprintf(const char *fmt, va_list ap)
@@ -55,8 +55,10 @@ printk(int level, const char *fmt, ...)
 		return;
 	ms = now_ms();
 	n = snprintf(buf, sizeof(buf), "[%5u.%03u] %s: ", (unsigned)(ms / 1000),
-		     (unsigned)(ms % 1000),
-		     level_tags[level < 0 ? 0 : level > 7 ? 7 : level]);
+	             (unsigned)(ms % 1000),
+	             level_tags[level < 0   ? 0
+	                        : level > 7 ? 7
+	                                    : level]);
 	va_start(ap, fmt);
 	n += vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
 	va_end(ap);

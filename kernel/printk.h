@@ -23,15 +23,15 @@ enum log_level {
 extern int console_loglevel;
 
 void printk(int level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vkprintf(const char *fmt, va_list ap);
 void kputs(const char *s);
 
-#define pr_err(...) printk(LOG_ERR, __VA_ARGS__)
-#define pr_warn(...) printk(LOG_WARN, __VA_ARGS__)
+#define pr_err(...)    printk(LOG_ERR, __VA_ARGS__)
+#define pr_warn(...)   printk(LOG_WARN, __VA_ARGS__)
 #define pr_notice(...) printk(LOG_NOTICE, __VA_ARGS__)
-#define pr_info(...) printk(LOG_INFO, __VA_ARGS__)
-#define pr_debug(...) printk(LOG_DEBUG, __VA_ARGS__)
+#define pr_info(...)   printk(LOG_INFO, __VA_ARGS__)
+#define pr_debug(...)  printk(LOG_DEBUG, __VA_ARGS__)
 
 #endif

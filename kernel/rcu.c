@@ -15,7 +15,7 @@
 
 int rcu_skip_grace;
 BOOTPARAM_BOOL(rcu_skip_grace, rcu_skip_grace,
-	       "DEBUG: make grace periods return at once (unsafe)", 1);
+               "DEBUG: make grace periods return at once (unsafe)", 1);
 
 static DEFINE_SPINLOCK(rcu_lock);
 static LIST_HEAD(rcu_pending);
@@ -99,7 +99,7 @@ rcu_thread(void *arg)
 		synchronize_rcu();
 		while (!list_empty(&batch)) {
 			struct rcu_head *h =
-				list_first_entry(&batch, struct rcu_head, link);
+			    list_first_entry(&batch, struct rcu_head, link);
 			list_del_init(&h->link);
 			h->fn(h);
 		}

@@ -66,8 +66,7 @@ for_each_thread(void (*fn)(struct thread *t, void *arg), void *arg)
 	struct thread *t;
 	uint32_t f = spin_lock_irqsave(&threads_lock);
 
-	list_for_each_entry(t, &all_threads, all_link)
-		fn(t, arg);
+	list_for_each_entry(t, &all_threads, all_link) fn(t, arg);
 	spin_unlock_irqrestore(&threads_lock, f);
 }
 
@@ -138,8 +137,8 @@ thread_create(const char *name, void (*fn)(void *), void *arg, int cpu)
 	t->fn = fn;
 	t->arg = arg;
 	t->cpu = cpu >= 0 && cpu < MAX_CPUS && cpus[cpu].state == CPU_ONLINE
-			 ? cpu
-			 : pick_cpu();
+	             ? cpu
+	             : pick_cpu();
 	t->created_ms = now_ms();
 	INIT_LIST_HEAD(&t->rq_link);
 	/* Frame for context_switch: edi esi ebx ebp, then "return" into

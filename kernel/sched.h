@@ -43,7 +43,7 @@ void sched_init(void);
 void sched_init_cpu_idle(struct thread *idle, const char *name);
 /* cpu -1: pick one round-robin among online CPUs. */
 struct thread *thread_create(const char *name, void (*fn)(void *), void *arg,
-			     int cpu);
+                             int cpu);
 __attribute__((noreturn)) void thread_exit(void);
 void schedule(void);
 /* From interrupt return only: switch away without sleeping. */

@@ -51,7 +51,8 @@ command_get(const char *name, int *err)
 		if (strcmp(c->name, name) == 0)
 			return c;
 	f = spin_lock_irqsave(&commands_lock);
-	list_for_each_entry(c, &dynamic_commands, link) {
+	list_for_each_entry(c, &dynamic_commands, link)
+	{
 		if (strcmp(c->name, name) == 0) {
 			if (!try_module_get(c->owner)) {
 				*err = -ESRCH;
@@ -87,8 +88,7 @@ command_for_each(void (*fn)(const struct command *c, void *arg), void *arg)
 	for (c = __commands_start; c < __commands_end; c++)
 		fn(c, arg);
 	f = spin_lock_irqsave(&commands_lock);
-	list_for_each_entry(c, &dynamic_commands, link)
-		fn(c, arg);
+	list_for_each_entry(c, &dynamic_commands, link) fn(c, arg);
 	spin_unlock_irqrestore(&commands_lock, f);
 }
 
@@ -110,8 +110,7 @@ cmd_usage(const char *cmd)
 {
 	const struct command *c = command_find(cmd);
 
-	kprintf("%s: EINVAL: usage: %s\n", cmd,
-		c != NULL ? c->usage : cmd);
+	kprintf("%s: EINVAL: usage: %s\n", cmd, c != NULL ? c->usage : cmd);
 	return -EINVAL;
 }
 
@@ -146,7 +145,7 @@ shell_run_line(char *line)
 	argc = split(line, argv);
 	if (argc == -E2BIG) {
 		kprintf("shell: E2BIG: too many arguments (at most %d)\n",
-			SHELL_MAX_ARGS);
+		        SHELL_MAX_ARGS);
 		return -E2BIG;
 	}
 	if (argc == 0)
@@ -154,14 +153,15 @@ shell_run_line(char *line)
 	argv[argc] = NULL;
 	c = command_get(argv[0], &ret);
 	if (ret == -ESRCH) {
-		kprintf("shell: ESRCH: command '%s' belongs to a module that is "
-			"being unloaded\n",
-			argv[0]);
+		kprintf(
+		    "shell: ESRCH: command '%s' belongs to a module that is "
+		    "being unloaded\n",
+		    argv[0]);
 		return ret;
 	}
 	if (c == NULL) {
 		kprintf("shell: ENOENT: unknown command '%s' (try 'help')\n",
-			argv[0]);
+		        argv[0]);
 		return -ENOENT;
 	}
 	clear_signal();
@@ -187,14 +187,14 @@ shell_main(void *arg)
 			continue;
 		if (line.too_long) {
 			kprintf("shell: E2BIG: line too long (at most %d "
-				"characters), ignored\n",
-				CONSOLE_LINE_MAX - 1);
+			        "characters), ignored\n",
+			        CONSOLE_LINE_MAX - 1);
 			continue;
 		}
 		if (line.bad_byte >= 0) {
 			kprintf("shell: EINVAL: non-printable byte 0x%02x in "
-				"line, ignored\n",
-				line.bad_byte);
+			        "line, ignored\n",
+			        line.bad_byte);
 			continue;
 		}
 		shell_run_line(line.text);

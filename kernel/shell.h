@@ -24,11 +24,11 @@ struct command {
 
 #define COMMAND(n, u, h, f)                                                    \
 	static struct command __command_##n                                    \
-		__attribute__((section(".commands"), used, aligned(4))) = {    \
-			#n, u, h, f, {0, 0}, NULL}
+	    __attribute__((section(".commands"), used, aligned(4))) = {        \
+	        #n, u, h, f, {0, 0}, NULL}
 
 int cmd_error(const char *cmd, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Print "usage: <usage line>" for the command and return -EINVAL. */
 int cmd_usage(const char *cmd);
 
@@ -41,7 +41,7 @@ void command_unregister(struct command *c);
 const struct command *command_find(const char *name);
 /* Visit every command, built-in then registered (fn must not sleep). */
 void command_for_each(void (*fn)(const struct command *c, void *arg),
-		      void *arg);
+                      void *arg);
 
 /* Run one line as if typed (used by boot-time hooks and tests). */
 int shell_run_line(char *line);

@@ -22,9 +22,9 @@
 #include <kernel/errno.h>
 #include <kernel/x86.h>
 
-#define TRAMPOLINE 0x8000
+#define TRAMPOLINE          0x8000
 #define AP_START_TIMEOUT_MS 2000
-#define STOP_TIMEOUT_SPINS (1u << 30)
+#define STOP_TIMEOUT_SPINS  (1u << 30)
 
 extern char trampoline_start[], trampoline_end[];
 extern uint32_t tramp_cr3, tramp_stack, tramp_entry, tramp_cpu;
@@ -68,14 +68,14 @@ call_func_ipi(struct trapframe *tf)
 	spin_lock(&callq[c->id].lock);
 	while (!list_empty(&callq[c->id].queue)) {
 		struct call_req *r = list_first_entry(&callq[c->id].queue,
-						      struct call_req, link);
+		                                      struct call_req, link);
 		list_del_init(&r->link);
 		list_add_tail(&r->link, &todo);
 	}
 	spin_unlock(&callq[c->id].lock);
 	while (!list_empty(&todo)) {
 		struct call_req *r =
-			list_first_entry(&todo, struct call_req, link);
+		    list_first_entry(&todo, struct call_req, link);
 		list_del_init(&r->link);
 		r->fn(r->arg);
 		/* r may live on the caller's stack: done is the last touch. */
@@ -255,7 +255,8 @@ stop_others_nmi(void)
 	udelay(10000);
 }
 
-/* ---- bring-up ------------------------------------------------------------- */
+/* ---- bring-up -------------------------------------------------------------
+ */
 
 __attribute__((noreturn)) void
 ap_main(int id)
@@ -284,8 +285,7 @@ start_ap(int id, int apic_id)
 	if (stack == NULL)
 		return -ENOMEM;
 	memcpy(t, trampoline_start, trampoline_end - trampoline_start);
-#define TRAMP_WORD(sym)                                                        \
-	(*(uint32_t *)(t + ((char *)&(sym) - trampoline_start)))
+#define TRAMP_WORD(sym) (*(uint32_t *)(t + ((char *)&(sym)-trampoline_start)))
 	TRAMP_WORD(tramp_cr3) = V2P(kernel_page_directory());
 	TRAMP_WORD(tramp_stack) = (uint32_t)stack + KSTACK_SIZE;
 	TRAMP_WORD(tramp_entry) = (uint32_t)ap_main;
@@ -324,13 +324,14 @@ smp_init(void)
 	}
 	if (acpi_init() != 0) {
 		pr_warn("smp: no MADT, running on the boot CPU with the "
-			"8259 PIC\n");
+		        "8259 PIC\n");
 		return;
 	}
 	nr_cpus = madt.ncpus;
 	pr_debug("smp: MADT: %d cpu(s), lapic %08x, ioapic %08x, irq0 -> "
-		 "gsi %u\n",
-		 madt.ncpus, madt.lapic_phys, madt.ioapic_phys, madt.isa[0].gsi);
+	         "gsi %u\n",
+	         madt.ncpus, madt.lapic_phys, madt.ioapic_phys,
+	         madt.isa[0].gsi);
 	lapic_init(madt.lapic_phys);
 	cpus[0].apic_id = lapic_id();
 	vector_register(VEC_CALL_FUNC, call_func_ipi);
@@ -342,11 +343,11 @@ smp_init(void)
 	lapic_setup_cpu(); /* enabled, so it accepts I/O APIC messages */
 	if (ioapic_init() != 0)
 		pr_warn("smp: no I/O APIC; device interrupts stay on the "
-			"8259\n");
+		        "8259\n");
 	pr_debug("smp: interrupts through %s\n", irq_get_chip()->name);
 	lapic_calibrate();
 	pr_debug("smp: local APIC timer: %u ticks/ms\n",
-		 this_cpu()->lapic_ticks_per_ms);
+	         this_cpu()->lapic_ticks_per_ms);
 	lapic_setup_cpu(); /* again, now with the timer running */
 	pit_drives_sched = 0;
 	sti();
@@ -368,6 +369,5 @@ smp_init(void)
 	}
 	pd[0] = 0;
 	tlb_flush_range(0, 1);
-	pr_info("smp: %d of %d cpu(s) online\n", nr_online_cpus(),
-		madt.ncpus);
+	pr_info("smp: %d of %d cpu(s) online\n", nr_online_cpus(), madt.ncpus);
 }

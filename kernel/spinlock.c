@@ -46,9 +46,9 @@ lock_acquire(spinlock_t *l, uintptr_t pc)
 		      "%p, again at %p)",
 		      l->name, c->id, (void *)l->owner_pc, (void *)pc);
 	__asm__ volatile("lock xaddl %0, %1"
-			 : "+r"(t), "+m"(l->ticket)
-			 :
-			 : "memory");
+	                 : "+r"(t), "+m"(l->ticket)
+	                 :
+	                 : "memory");
 	if ((uint16_t)l->ticket != (uint16_t)(t >> 16)) {
 		l->contended++;
 		while ((uint16_t)READ_ONCE(l->ticket) != (uint16_t)(t >> 16)) {
@@ -86,9 +86,10 @@ spin_unlock(spinlock_t *l)
 	c->locks_held--;
 	/* The increment publishes every store made under the lock: x86
 	 * keeps stores in order, and the locked add is a full barrier. */
-	__asm__ volatile("lock incw %0" : "+m"(*(volatile uint16_t *)&l->ticket)
-			 :
-			 : "memory");
+	__asm__ volatile("lock incw %0"
+	                 : "+m"(*(volatile uint16_t *)&l->ticket)
+	                 :
+	                 : "memory");
 }
 
 uint32_t

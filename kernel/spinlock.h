@@ -14,13 +14,16 @@
 
 typedef struct spinlock {
 	volatile uint32_t ticket; /* high 16 bits: next, low 16: serving */
-	volatile int owner_cpu;	  /* -1 when free */
+	volatile int owner_cpu;   /* -1 when free */
 	const char *name;
 	uintptr_t owner_pc;
 	uint64_t contended; /* acquisitions that had to wait */
 } spinlock_t;
 
-#define SPINLOCK_INIT(n) {0, -1, n, 0, 0}
+#define SPINLOCK_INIT(n)                                                       \
+	{                                                                      \
+		0, -1, n, 0, 0                                                 \
+	}
 #define DEFINE_SPINLOCK(v) spinlock_t v = SPINLOCK_INIT(#v)
 
 void spin_init(spinlock_t *l, const char *name);

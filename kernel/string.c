@@ -12,9 +12,9 @@ memcpy(void *dst, const void *src, size_t n)
 	void *d = dst;
 
 	__asm__ volatile("rep movsb"
-			 : "+D"(d), "+S"(src), "+c"(n)
-			 :
-			 : "memory");
+	                 : "+D"(d), "+S"(src), "+c"(n)
+	                 :
+	                 : "memory");
 	return dst;
 }
 

@@ -56,9 +56,8 @@ timer_add(struct timer *t, uint64_t expires)
 		list_del_init(&t->link);
 	t->expires = expires;
 	t->pending = true;
-	list_for_each_entry(pos, &timer_list, link)
-		if (pos->expires > expires)
-			break;
+	list_for_each_entry(pos, &timer_list,
+	                    link) if (pos->expires > expires) break;
 	list_add_tail(&t->link, &pos->link);
 	spin_unlock_irqrestore(&timer_lock, f);
 }
@@ -100,7 +99,7 @@ run_timers(uint64_t now)
 	spin_lock(&timer_lock);
 	while (!list_empty(&timer_list)) {
 		struct timer *t =
-			list_first_entry(&timer_list, struct timer, link);
+		    list_first_entry(&timer_list, struct timer, link);
 		if (t->expires > now)
 			break;
 		list_del_init(&t->link);
@@ -134,7 +133,7 @@ timer_tick(void)
 /* ---- the 8254 PIT: boot-time tick (Intel 82C54 datasheet, mode 2) ---- */
 #define PIT_CH0 0x40
 #define PIT_CMD 0x43
-#define PIT_HZ 1193182
+#define PIT_HZ  1193182
 
 static void
 pit_irq(void *arg)

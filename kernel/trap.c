@@ -51,13 +51,28 @@ extern char probe_read32_insn[], probe_read32_fixup[];
 extern char probe_write32_insn[], probe_write32_fixup[];
 
 static const char *const exc_names[32] = {
-	"Divide Error", "Debug", "NMI", "Breakpoint", "Overflow",
-	"BOUND Range Exceeded", "Invalid Opcode", "Device Not Available",
-	"Double Fault", "Coprocessor Segment Overrun", "Invalid TSS",
-	"Segment Not Present", "Stack-Segment Fault", "General Protection",
-	"Page Fault", "Reserved", "x87 FPU Error", "Alignment Check",
-	"Machine Check", "SIMD Floating-Point", "Virtualization",
-	"Control Protection",
+    "Divide Error",
+    "Debug",
+    "NMI",
+    "Breakpoint",
+    "Overflow",
+    "BOUND Range Exceeded",
+    "Invalid Opcode",
+    "Device Not Available",
+    "Double Fault",
+    "Coprocessor Segment Overrun",
+    "Invalid TSS",
+    "Segment Not Present",
+    "Stack-Segment Fault",
+    "General Protection",
+    "Page Fault",
+    "Reserved",
+    "x87 FPU Error",
+    "Alignment Check",
+    "Machine Check",
+    "SIMD Floating-Point",
+    "Virtualization",
+    "Control Protection",
 };
 
 void
@@ -225,13 +240,13 @@ static void
 dump_registers(const struct trapframe *tf)
 {
 	kprintf("  EIP=%08x EFLAGS=%08x CS=%04x\n", tf->eip, tf->eflags,
-		tf->cs);
+	        tf->cs);
 	kprintf("  EAX=%08x EBX=%08x ECX=%08x EDX=%08x\n", tf->eax, tf->ebx,
-		tf->ecx, tf->edx);
+	        tf->ecx, tf->edx);
 	kprintf("  ESI=%08x EDI=%08x EBP=%08x ESP=%08x\n", tf->esi, tf->edi,
-		tf->ebp, (uint32_t)&tf->eflags + 4);
+	        tf->ebp, (uint32_t)&tf->eflags + 4);
 	kprintf("  CR0=%08x CR2=%08x CR3=%08x CR4=%08x\n", read_cr0(),
-		read_cr2(), read_cr3(), read_cr4());
+	        read_cr2(), read_cr3(), read_cr4());
 }
 
 static void
@@ -239,8 +254,8 @@ exception(struct trapframe *tf)
 {
 	uint32_t cr2 = read_cr2();
 	const char *name = tf->vector < 32 && exc_names[tf->vector] != NULL
-				   ? exc_names[tf->vector]
-				   : "Reserved";
+	                       ? exc_names[tf->vector]
+	                       : "Reserved";
 
 	if (tf->vector == 14) {
 		if (tf->eip == (uintptr_t)probe_read32_insn) {
@@ -254,13 +269,13 @@ exception(struct trapframe *tf)
 	}
 	panic_begin();
 	kprintf("\nEXCEPTION: %s (vector %u) error code 0x%x on cpu %d, "
-		"thread %s\n",
-		name, tf->vector, tf->err, cpu_id(), thread_name(current));
+	        "thread %s\n",
+	        name, tf->vector, tf->err, cpu_id(), thread_name(current));
 	if (tf->vector == 14)
 		kprintf("  page fault at CR2=%08x: %s, %s, %s\n", cr2,
-			tf->err & 1 ? "protection violation" : "not present",
-			tf->err & 2 ? "write" : "read",
-			tf->err & 16 ? "instruction fetch" : "data access");
+		        tf->err & 1 ? "protection violation" : "not present",
+		        tf->err & 2 ? "write" : "read",
+		        tf->err & 16 ? "instruction fetch" : "data access");
 	if (fault_hook != NULL)
 		fault_hook(tf, cr2);
 	dump_registers(tf);
@@ -268,8 +283,8 @@ exception(struct trapframe *tf)
 	backtrace_from(tf->eip, tf->ebp);
 	kprintf("  return addresses near the top of the stack:\n");
 	backtrace_scan_stack((uintptr_t)&tf->eflags + 4, 8);
-	panic("unhandled %s in kernel mode (vector %u) at %p", name,
-	      tf->vector, (void *)tf->eip);
+	panic("unhandled %s in kernel mode (vector %u) at %p", name, tf->vector,
+	      (void *)tf->eip);
 }
 
 void

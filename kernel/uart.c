@@ -6,7 +6,7 @@
 #include <kernel/irq.h>
 #include <kernel/x86.h>
 
-#define COM1 0x3f8
+#define COM1     0x3f8
 #define COM1_IRQ 4
 
 #define RBR 0 /* receive buffer (read, DLAB=0) */
@@ -19,13 +19,13 @@
 #define MCR 4 /* modem control */
 #define LSR 5 /* line status */
 
-#define IER_RDA 0x01	 /* received data available */
-#define LCR_8N1 0x03
-#define LCR_DLAB 0x80
+#define IER_RDA          0x01 /* received data available */
+#define LCR_8N1          0x03
+#define LCR_DLAB         0x80
 #define FCR_ENABLE_CLEAR 0x07 /* enable FIFOs, clear both */
 #define MCR_DTR_RTS_OUT2 0x0b /* OUT2 gates the IRQ line on PCs */
-#define LSR_DR 0x01
-#define LSR_THRE 0x20
+#define LSR_DR           0x01
+#define LSR_THRE         0x20
 
 void
 uart_init(void)

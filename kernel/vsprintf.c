@@ -29,7 +29,7 @@ pad(struct out *o, char c, int n)
 
 static void
 put_number(struct out *o, uint64_t v, unsigned base, int upper, int neg,
-	   int width, int zero, int left, int prec)
+           int width, int zero, int left, int prec)
 {
 	char tmp[24];
 	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
@@ -109,23 +109,25 @@ vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			s = lng >= 2 ? va_arg(ap, long long) : va_arg(ap, long);
 			u = s < 0 ? (uint64_t)0 - (uint64_t)s : (uint64_t)s;
 			put_number(&o, u, 10, 0, s < 0, width, zero, left,
-				   prec);
+			           prec);
 			break;
 		case 'u':
 		case 'x':
 		case 'X':
 		case 'o':
 			u = lng >= 2 ? va_arg(ap, unsigned long long)
-				     : va_arg(ap, unsigned long);
+			             : va_arg(ap, unsigned long);
 			put_number(&o, u,
-				   *fmt == 'u' ? 10 : *fmt == 'o' ? 8 : 16,
-				   *fmt == 'X', 0, width, zero, left, prec);
+			           *fmt == 'u'   ? 10
+			           : *fmt == 'o' ? 8
+			                         : 16,
+			           *fmt == 'X', 0, width, zero, left, prec);
 			break;
 		case 'p':
 			put(&o, '0');
 			put(&o, 'x');
 			put_number(&o, (uintptr_t)va_arg(ap, void *), 16, 0, 0,
-				   8, 1, 0, -1);
+			           8, 1, 0, -1);
 			break;
 		case 'c':
 			pad(&o, ' ', left ? 0 : width - 1);
@@ -137,8 +139,8 @@ vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			int n;
 			if (str == NULL)
 				str = "(null)";
-			n = (int)strnlen(str, prec >= 0 ? (size_t)prec
-							: (size_t)-1);
+			n = (int)strnlen(str,
+			                 prec >= 0 ? (size_t)prec : (size_t)-1);
 			if (!left)
 				pad(&o, ' ', width - n);
 			for (int i = 0; i < n; i++)

@@ -26,13 +26,16 @@ struct wait_entry {
 	struct thread *thread;
 };
 
-#define WAITQ_INIT(name) {SPINLOCK_INIT(#name), LIST_HEAD_INIT(name.waiters)}
+#define WAITQ_INIT(name)                                                       \
+	{                                                                      \
+		SPINLOCK_INIT(#name), LIST_HEAD_INIT(name.waiters)             \
+	}
 #define DEFINE_WAITQ(name) struct waitq name = WAITQ_INIT(name)
 
 void waitq_init(struct waitq *wq, const char *name);
 void wait_entry_init(struct wait_entry *w);
 void prepare_to_wait(struct waitq *wq, struct wait_entry *w,
-		     bool interruptible);
+                     bool interruptible);
 void finish_wait(struct waitq *wq, struct wait_entry *w);
 /* Wake every waiter; returns how many were sleeping. */
 int wake_up(struct waitq *wq);
@@ -49,7 +52,7 @@ void schedule_until(uint64_t deadline);
 		int __ret = 0;                                                 \
 		long __ms = (ms);                                              \
 		uint64_t __deadline =                                          \
-			__ms < 0 ? UINT64_MAX : now_ms() + (uint64_t)__ms;     \
+		    __ms < 0 ? UINT64_MAX : now_ms() + (uint64_t)__ms;         \
 		struct wait_entry __w;                                         \
 		wait_entry_init(&__w);                                         \
 		for (;;) {                                                     \
@@ -70,8 +73,8 @@ void schedule_until(uint64_t deadline);
 		__ret;                                                         \
 	})
 
-#define wait_event(wq, cond) ((void)__wait_event(wq, cond, -1, false))
-#define wait_event_timeout(wq, cond, ms) __wait_event(wq, cond, ms, false)
+#define wait_event(wq, cond)               ((void)__wait_event(wq, cond, -1, false))
+#define wait_event_timeout(wq, cond, ms)   __wait_event(wq, cond, ms, false)
 #define wait_event_interruptible(wq, cond) __wait_event(wq, cond, -1, true)
 #define wait_event_interruptible_timeout(wq, cond, ms)                         \
 	__wait_event(wq, cond, ms, true)

@@ -154,16 +154,18 @@ rdmsr(uint32_t msr)
 static inline void
 wrmsr(uint32_t msr, uint64_t v)
 {
-	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v),
-			 "d"((uint32_t)(v >> 32)));
+	__asm__ volatile("wrmsr"
+	                 :
+	                 : "c"(msr), "a"((uint32_t)v),
+	                   "d"((uint32_t)(v >> 32)));
 }
 
 static inline void
 cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
 {
 	__asm__ volatile("cpuid"
-			 : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d)
-			 : "a"(leaf), "c"(0));
+	                 : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d)
+	                 : "a"(leaf), "c"(0));
 }
 
 static inline uint32_t
@@ -174,9 +176,9 @@ read_ebp(void)
 	return v;
 }
 
-#define barrier() __asm__ volatile("" ::: "memory")
-#define mb() __asm__ volatile("mfence" ::: "memory")
-#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+#define barrier()        __asm__ volatile("" ::: "memory")
+#define mb()             __asm__ volatile("mfence" ::: "memory")
+#define READ_ONCE(x)     (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 
 #endif

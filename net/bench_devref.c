@@ -28,7 +28,7 @@
 #include <kernel/string.h>
 #include <kernel/x86.h>
 
-#define ROUNDS 7
+#define ROUNDS    7
 #define NVARIANTS 4
 
 enum variant { V_ATOMIC, V_PERCPU, V_TRACKED, V_OWNER };
@@ -161,11 +161,10 @@ cmd_bench(int argc, char **argv)
 	unsigned long pairs = 100000;
 
 	if (argc < 2 || strcmp(argv[1], "devref") != 0 || argc > 3 ||
-	    (argc == 3 && (parse_ulong(argv[2], &pairs) != 0 ||
-	                   pairs == 0 || pairs > 10000000)))
+	    (argc == 3 && (parse_ulong(argv[2], &pairs) != 0 || pairs == 0 ||
+	                   pairs > 10000000)))
 		return cmd_usage("bench");
 	return bench_devref((unsigned)pairs);
 }
 COMMAND(bench, "bench devref [PAIRS]",
-        "cost of dev_hold/dev_put under each refcount strategy",
-        cmd_bench);
+        "cost of dev_hold/dev_put under each refcount strategy", cmd_bench);

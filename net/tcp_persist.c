@@ -16,8 +16,7 @@
 
 int tcp_msl_ms = 30000;
 BOOTPARAM_INT(tcp_msl_ms, tcp_msl_ms, 10, 600000,
-              "TCP maximum segment lifetime in ms (TIME_WAIT is twice it)",
-              1);
+              "TCP maximum segment lifetime in ms (TIME_WAIT is twice it)", 1);
 int tcp_unload_tw = TCP_UNLOAD_TW_WAIT;
 BOOTPARAM_ENUM(tcp_unload_tw, tcp_unload_tw, "wait|purge",
                "TIME_WAIT at rmmod tcp: wait for expiry or purge", 1);
@@ -38,7 +37,8 @@ ensure_key(void)
 		return;
 	for (int i = 0; i < 4; i++) {
 		t = rdtsc();
-		isn_key[i] = (uint32_t)(t ^ (t >> 29)) * 0x9e3779b1u + (uint32_t)i;
+		isn_key[i] =
+		    (uint32_t)(t ^ (t >> 29)) * 0x9e3779b1u + (uint32_t)i;
 	}
 	next_port = (uint16_t)(PORT_LOW + (uint32_t)rdtsc() % 4096);
 	keyed = true;
@@ -53,8 +53,8 @@ mix(uint32_t h, uint32_t v)
 }
 
 uint32_t
-tcp_persist_isn(uint32_t laddr, uint16_t lport, uint32_t raddr,
-                uint16_t rport, uint64_t now_ms)
+tcp_persist_isn(uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport,
+                uint64_t now_ms)
 {
 	uint32_t f = spin_lock_irqsave(&persist_lock), h;
 

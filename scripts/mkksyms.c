@@ -29,7 +29,7 @@ main(void)
 			continue; /* undefined symbol: no address */
 		if (sscanf(line, "%lx %c %899s", &addr, &type, name) != 3) {
 			fprintf(stderr, "mkksyms: line %zu: cannot parse: %s",
-				lineno, line);
+			        lineno, line);
 			return 1;
 		}
 		if (strchr("TtWw", type) == NULL)

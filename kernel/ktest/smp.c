@@ -23,7 +23,7 @@
 /* Total acquisitions, split over the workers: enough contention to lose
  * updates if the lock were broken, bounded time on 8 emulated CPUs (a
  * ticket lock whose next owner is a descheduled vCPU is slow). */
-#define LOCK_TOTAL 4000
+#define LOCK_TOTAL  4000
 #define MAX_WORKERS (2 * MAX_CPUS)
 /* A page near the top of the module area, away from what the paging
  * suite and the module loader use. */
@@ -289,8 +289,8 @@ irq_routed_to_another_cpu(struct ktest *t)
 	/* 100 Hz of local timer alone would give elapsed/10; the PIT adds
 	 * about one per millisecond.  Half of that is plenty of margin. */
 	KEXPECT_MSG(t, after - before > elapsed / 10 + elapsed / 2,
-		    "cpu %d took %u interrupts in %u ms", target,
-		    (unsigned)(after - before), (unsigned)elapsed);
+	            "cpu %d took %u interrupts in %u ms", target,
+	            (unsigned)(after - before), (unsigned)elapsed);
 	KEXPECT_EQ(t, irq_set_affinity(0, MAX_CPUS), -ENODEV);
 }
 

@@ -281,7 +281,8 @@ do_poll(struct run *R, const struct directive *d, const regex_t *prompt_re)
 			if (R->fail != NULL)
 				return -1;
 			if (R->exited) {
-				run_fail(R, "line %d: QEMU exited, %s, while "
+				run_fail(R,
+				         "line %d: QEMU exited, %s, while "
 				         "polling '%s'",
 				         d->line, describe_status(R->wstatus),
 				         d->text);
@@ -296,7 +297,8 @@ do_poll(struct run *R, const struct directive *d, const regex_t *prompt_re)
 		if (now_ms() >= until || now_ms() >= R->deadline) {
 			char *last = last_output(R);
 
-			run_fail(R, "line %d: poll: '%s' never printed /%s/ "
+			run_fail(R,
+			         "line %d: poll: '%s' never printed /%s/ "
 			         "in %ds; last output %s",
 			         d->line, d->text, d->aux,
 			         run_ms(R, d->timeout_ms) / 1000, last);

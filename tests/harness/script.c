@@ -29,7 +29,7 @@ static const char *const op_names[] = {
     [OP_PROMPT] = "prompt",       [OP_REJECT] = "reject",
     [OP_KTAP] = "ktap",           [OP_EXIT] = "exit",
     [OP_SLEEP] = "sleep",         [OP_HOST] = "host",
-    [OP_HOST_KTAP] = "host-ktap",  [OP_POLL] = "poll",
+    [OP_HOST_KTAP] = "host-ktap", [OP_POLL] = "poll",
 };
 
 const char *
@@ -434,8 +434,9 @@ parse_line(struct parser *p, char *line)
 		/* One directory, no separators QEMU's option parser would
 		 * take for its own. */
 		if (strpbrk(args, " \t,=") != NULL)
-			return fail(p, "tftp: expected one directory without "
-			               "blanks, ',' or '=', got '%s'",
+			return fail(p,
+			            "tftp: expected one directory without "
+			            "blanks, ',' or '=', got '%s'",
 			            args);
 		s->tftp_dir = xstrdup(args);
 		s->needs_qemu = true;

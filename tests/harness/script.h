@@ -59,9 +59,9 @@ struct script {
 	struct hostfwd fwd[SCRIPT_MAX_FWD];
 	int nfwd;
 	bool pcap;
-	char *tftp_dir; /* QEMU user net's TFTP root (tftp=DIR); NULL: none */
-	bool gdbstub; /* QEMU gdb stub on a free port: ${GDBPORT} */
-	bool needs_qemu;    /* has kernel directives */
+	char *tftp_dir;  /* QEMU user net's TFTP root (tftp=DIR); NULL: none */
+	bool gdbstub;    /* QEMU gdb stub on a free port: ${GDBPORT} */
+	bool needs_qemu; /* has kernel directives */
 	bool expects_panic; /* says `exit panic` */
 	struct directive *d;
 	int nd;

@@ -23,8 +23,7 @@ sp_sendto(struct socket *sk, const void *buf, size_t len,
 }
 
 static int
-sp_recvfrom(struct socket *sk, void *buf, size_t len,
-            struct sockaddr_in4 *from)
+sp_recvfrom(struct socket *sk, void *buf, size_t len, struct sockaddr_in4 *from)
 {
 	(void)sk;
 	(void)buf;

@@ -297,9 +297,9 @@ is_port_unreach(const uint8_t *f, size_t len, uint16_t dport)
 	const uint8_t *q = f + 34 + 8; /* the quoted IP header */
 
 	return len >= 34 + 8 + 28 && f[12] == 8 && f[13] == 0 &&
-	       f[14] == 0x45 && f[23] == 1 && memcmp(f + 26, guest_ip, 4) == 0 &&
-	       f[34] == 3 && f[35] == 3 && q[0] == 0x45 && q[9] == 17 &&
-	       memcmp(q + 16, guest_ip, 4) == 0 &&
+	       f[14] == 0x45 && f[23] == 1 &&
+	       memcmp(f + 26, guest_ip, 4) == 0 && f[34] == 3 && f[35] == 3 &&
+	       q[0] == 0x45 && q[9] == 17 && memcmp(q + 16, guest_ip, 4) == 0 &&
 	       (q[22] << 8 | q[23]) == dport;
 }
 

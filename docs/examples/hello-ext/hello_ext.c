@@ -26,11 +26,11 @@ cmd_hello_ext(int argc, char **argv)
 	return 0;
 }
 
-static struct command hello_ext_cmd = {
-    .name = "hello-ext",
-    .usage = "hello-ext",
-    .help = "greet from an out-of-tree module",
-    .fn = cmd_hello_ext};
+static struct command hello_ext_cmd = {.name = "hello-ext",
+                                       .usage = "hello-ext",
+                                       .help =
+                                           "greet from an out-of-tree module",
+                                       .fn = cmd_hello_ext};
 
 static int
 hello_ext_init(void)

@@ -218,7 +218,8 @@ cmd_tcpbulk(int argc, char **argv)
 	}
 	start = now_ms();
 	while (sent < total && r >= 0) {
-		size_t n = total - sent < CHUNK ? (size_t)(total - sent) : CHUNK;
+		size_t n =
+		    total - sent < CHUNK ? (size_t)(total - sent) : CHUNK;
 		for (size_t i = 0; i < n; i++)
 			buf[i] = pat(sent + i);
 		r = sock_sendto(sk, buf, n, NULL);
@@ -236,7 +237,8 @@ cmd_tcpbulk(int argc, char **argv)
 			break;
 	}
 	if (r < 0) {
-		cmd_error("tcpbulk", r, "after %llu of %llu bytes", sent, total);
+		cmd_error("tcpbulk", r, "after %llu of %llu bytes", sent,
+		          total);
 	} else {
 		uint64_t ms = now_ms() - start;
 		kprintf("tcpbulk: sent %llu bytes in %llu ms (%u KiB/s)\n",

@@ -193,18 +193,18 @@ tcp_rcv(struct sk_buff *skb, const struct inet_rx_info *ri)
 }
 
 static const struct inet_protocol tcp_protocol = {
-	.proto = IP_PROTO_TCP,
-	.handler = tcp_rcv,
-	.owner = THIS_MODULE,
-	.rcu_rx = true,
+    .proto = IP_PROTO_TCP,
+    .handler = tcp_rcv,
+    .owner = THIS_MODULE,
+    .rcu_rx = true,
 };
 
 static const struct tcp_env tcp_env = {
-	.emit = tcp_emit,
-	.isn = tcp_isn,
-	.alloc = tcp_alloc,
-	.free = tcp_free,
-	.event = tcp_event,
+    .emit = tcp_emit,
+    .isn = tcp_isn,
+    .alloc = tcp_alloc,
+    .free = tcp_free,
+    .event = tcp_event,
 };
 
 static int

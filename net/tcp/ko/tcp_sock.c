@@ -182,7 +182,7 @@ tcp_sock_connect(struct socket *sk, const struct sockaddr_in4 *a)
 		return r;
 	f = tcp_lock_irqsave();
 	r = tcp_get_state(ts->pcb) >= TCP_ESTABLISHED ? 0
-	                                               : tcp_get_error(ts->pcb);
+	                                              : tcp_get_error(ts->pcb);
 	spin_unlock_irqrestore(&tcp_lock, f);
 	if (r == 0)
 		sk->connected = true;
@@ -282,7 +282,10 @@ show_one(void *arg, const struct tcp_pcb *pcb)
 	fmt_timer(&in, tm, sizeof(tm));
 	kprintf("tcp   %-12s %-21s %-21s %-5u %s%s\n", tcp_state_name(in.state),
 	        la, ra, in.rx_queued,
-	        u != NULL ? "tcpecho " : (in.orphan && in.state != TCP_TIME_WAIT ? "orphan " : ""), tm);
+	        u != NULL
+	            ? "tcpecho "
+	            : (in.orphan && in.state != TCP_TIME_WAIT ? "orphan " : ""),
+	        tm);
 }
 
 /* Every TCP connection, not only the ones with a struct socket. */
@@ -301,16 +304,16 @@ tcp_show_all(void)
 }
 
 struct proto_ops tcp_proto_ops = {
-	.name = "tcp",
-	.type = SOCK_STREAM,
-	.protocol = IP_PROTO_TCP,
-	.owner = THIS_MODULE,
-	.init = tcp_sock_init,
-	.release = tcp_sock_release,
-	.bind = tcp_sock_bind,
-	.connect = tcp_sock_connect,
-	.sendto = tcp_sock_sendto,
-	.recvfrom = tcp_sock_recvfrom,
-	.show = tcp_sock_show,
-	.show_all = tcp_show_all,
+    .name = "tcp",
+    .type = SOCK_STREAM,
+    .protocol = IP_PROTO_TCP,
+    .owner = THIS_MODULE,
+    .init = tcp_sock_init,
+    .release = tcp_sock_release,
+    .bind = tcp_sock_bind,
+    .connect = tcp_sock_connect,
+    .sendto = tcp_sock_sendto,
+    .recvfrom = tcp_sock_recvfrom,
+    .show = tcp_sock_show,
+    .show_all = tcp_show_all,
 };

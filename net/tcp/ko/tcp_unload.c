@@ -90,8 +90,8 @@ tcp_force(char *msg, size_t size)
 	purged = tcp_purge_time_wait(tcp_stack);
 	reset = tcp_reset_all(tcp_stack, now_ms());
 	tcp_unlock_flush(f);
-	snprintf(msg, size, "purged %u TIME_WAIT, reset %u connections",
-	         purged, reset + echo);
+	snprintf(msg, size, "purged %u TIME_WAIT, reset %u connections", purged,
+	         reset + echo);
 	return 0;
 }
 

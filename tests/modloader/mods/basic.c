@@ -16,7 +16,7 @@ int *basic_ptr = &jiffies;
 const char *const basic_greeting = "hello from basic";
 
 __attribute__((section(".modinfo"), used)) static const char modinfo[] =
-	"name=basic\0license=GPL";
+    "name=basic\0license=GPL";
 
 static __attribute__((noinline)) int
 bump(int x)

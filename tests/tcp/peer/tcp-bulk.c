@@ -65,9 +65,10 @@ do_recv(struct sockaddr_in *a, uint64_t want)
 	close(c);
 	printf("received %llu bytes in %.2f s, pattern ok\n",
 	       (unsigned long long)got, now_s() - t0);
-	return got == want ? 0 : (printf("FAIL: wanted %llu\n",
-	                                 (unsigned long long)want),
-	                          1);
+	return got == want
+	           ? 0
+	           : (printf("FAIL: wanted %llu\n", (unsigned long long)want),
+	              1);
 }
 
 static int
@@ -88,7 +89,8 @@ do_send(struct sockaddr_in *a, uint64_t total)
 	}
 	t0 = now_s();
 	while (sent < total) {
-		size_t n = total - sent < sizeof(buf) ? total - sent : sizeof(buf);
+		size_t n =
+		    total - sent < sizeof(buf) ? total - sent : sizeof(buf);
 		ssize_t w;
 		for (size_t i = 0; i < n; i++)
 			buf[i] = pat(sent + i);
