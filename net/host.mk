@@ -67,9 +67,9 @@ $(NET_DIR)/kcheck.o: $(NET_PROTO) $(NET_PROTO_H)
 
 # libFuzzer writes discoveries into its first corpus directory: keep that
 # in build/, seeded from the committed tests/net/corpus (only read).
-$(NET_DIR)/corpus/.stamp: $(wildcard tests/net/corpus/*.bin)
+$(NET_DIR)/corpus/.stamp: $(wildcard tests/net/corpus/*.seed)
 	@mkdir -p $(dir $@)
-	cp tests/net/corpus/*.bin $(dir $@)
+	cp tests/net/corpus/*.seed $(dir $@)
 	@touch $@
 
 NET_HOST_TARGETS := $(HOSTBIN)/net-unittest $(HOSTBIN)/net-fuzz \

@@ -16,7 +16,7 @@ put(const char *dir, const char *name, const uint8_t *p, size_t len)
 	char path[512];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s.bin", dir, name);
+	snprintf(path, sizeof(path), "%s/%s.seed", dir, name);
 	f = fopen(path, "wb");
 	if (f == NULL || fwrite(p, 1, len, f) != len || fclose(f) != 0) {
 		perror(path);
