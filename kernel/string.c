@@ -138,6 +138,17 @@ strlcpy(char *dst, const char *src, size_t size)
 	return n;
 }
 
+uint32_t
+fnv1a32(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint32_t h = 0x811c9dc5;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x01000193;
+	return h;
+}
+
 int
 parse_ulong(const char *s, unsigned long *out)
 {

@@ -6,6 +6,7 @@
 #define KERNEL_STRING_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdbool.h>
 
@@ -20,6 +21,8 @@ int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
 char *strrchr(const char *s, int c);
 size_t strlcpy(char *dst, const char *src, size_t size);
+/* 32-bit FNV-1a hash: how the console names a packet's bytes. */
+uint32_t fnv1a32(const void *p, size_t n);
 
 /* Parse an unsigned/signed number in base 10, or 16 with 0x.  The whole
  * string must be a number; returns 0 or -EINVAL / -ERANGE. */

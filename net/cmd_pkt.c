@@ -27,16 +27,6 @@
 
 #define DUMP_MAX 128
 
-static uint32_t
-fnv1a(const uint8_t *p, unsigned n)
-{
-	uint32_t h = 0x811c9dc5;
-
-	for (unsigned i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x01000193;
-	return h;
-}
-
 static void
 dump_rx(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt)
 {
@@ -48,7 +38,7 @@ dump_rx(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt)
 		snprintf(hex + 2 * i, 3, "%02x", skb->data[i]);
 	hex[2 * n] = '\0';
 	kprintf("pkt: rx %s len %u fnv %08x %s\n", dev->name, skb->len,
-	        (unsigned)fnv1a(skb->data, skb->len), hex);
+	        (unsigned)fnv1a32(skb->data, skb->len), hex);
 }
 
 static struct packet_type dump_pt = {.type = 0, .func = dump_rx};

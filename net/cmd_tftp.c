@@ -46,16 +46,6 @@ parse_url(const char *url, uint32_t *server, const char **name)
 	return inet_aton(host, server);
 }
 
-static uint32_t
-fnv1a(const uint8_t *p, size_t n)
-{
-	uint32_t h = 0x811c9dc5;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x01000193;
-	return h;
-}
-
 static const char *
 base_name(const char *path)
 {
@@ -90,7 +80,7 @@ cmd_tftp(int argc, char **argv)
 	if (r != 0)
 		return cmd_error("tftp", r, "%s: %s", name, msg);
 	kprintf("tftp: %s: %zu bytes in %llu ms, fnv %08x\n", name, len,
-	        now_ms() - t0, fnv1a(data, len));
+	        now_ms() - t0, fnv1a32(data, len));
 	if (!load) {
 		kfree(data);
 		return 0;
