@@ -550,16 +550,10 @@ do_init(struct load_info *li)
 		mutex_unlock(&module_mutex);
 		return ret;
 	}
-	list_del_init(&mod->list);
-	module_drop_uses(mod);
-	mutex_unlock(&module_mutex);
-	/* Init may have published pointers into the module and withdrawn
-	 * them: wait for readers before the memory goes. */
-	synchronize_rcu();
-	graveyard_add(mod);
-	mutex_lock(&module_mutex);
-	module_free(mod);
-	mutex_unlock(&module_mutex);
+	/* Unlisted before the mutex drops, so rmmod never mistakes it for a
+	 * kept failed module; the grace period inside covers pointers init
+	 * published and withdrew. */
+	module_teardown_locked(mod);
 	return ret;
 }
 

@@ -114,6 +114,8 @@ void modref_gdb_module_loaded(struct module *mod);
 /* Free everything of a module no longer on the list (after the grace
  * period): its image, its area, its kernel copies. */
 void module_free(struct module *mod);
+/* Unlist, grace period, graveyard, free; module_mutex held, then dropped. */
+void module_teardown_locked(struct module *mod);
 
 /* graveyard.c */
 void graveyard_add(const struct module *mod);

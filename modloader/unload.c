@@ -101,11 +101,12 @@ wait_released(struct module *mod)
 }
 
 /* Steps 5 and 6, for a module whose references are gone (or a GONE one
- * whose init failed).  Called and returns without module_mutex. */
-static void
-teardown(struct module *mod)
+ * whose init failed): unlist it, wait for a grace period (nobody can
+ * still run its code or read its data), keep its symbols in the
+ * graveyard, free it.  Called with module_mutex held, which it drops. */
+void
+module_teardown_locked(struct module *mod)
 {
-	mutex_lock(&module_mutex);
 	list_del_init(&mod->list);
 	module_drop_uses(mod);
 	mutex_unlock(&module_mutex);
@@ -114,6 +115,13 @@ teardown(struct module *mod)
 	mutex_lock(&module_mutex);
 	module_free(mod);
 	mutex_unlock(&module_mutex);
+}
+
+static void
+teardown(struct module *mod)
+{
+	mutex_lock(&module_mutex);
+	module_teardown_locked(mod);
 }
 
 /* Steps 1 and 2, mutex held: 0 with mod GOING, 1 if it is a kept failed
