@@ -30,7 +30,9 @@ KCFLAGS := -std=c11 -m32 -march=i686 -ffreestanding -fno-pie -fno-pic \
 	-Wall -Wextra -Werror -Wno-unused-parameter -I. -MMD -MP
 KASFLAGS := -m32 -march=i686 -fno-pie -g -I. -MMD -MP -D__ASSEMBLY__
 KLDFLAGS := -m elf_i386 -nostdlib -z noexecstack --no-warn-rwx-segments
-LIBGCC := $(shell $(KCC) -print-libgcc-file-name 2>/dev/null)
+# Recursive (=), not :=: on a fresh machine the cross compiler only exists
+# after `make deps` has run, so the path must be asked for when linking.
+LIBGCC = $(shell $(KCC) -print-libgcc-file-name 2>/dev/null)
 HOSTCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. -MMD -MP
 
 # Every kernel source is found by directory, so adding a file needs no
