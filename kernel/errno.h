@@ -30,6 +30,7 @@
 #define EADDRINUSE      98
 #define ENETDOWN        100
 #define ENETUNREACH     101
+#define ECONNABORTED    103
 #define ECONNRESET      104
 #define ENOTCONN        107
 #define ETIMEDOUT       110

@@ -3,8 +3,9 @@
  * calls.  Segment processing is in tcp_in.c, sending in tcp_out.c,
  * timers in tcp_timer.c, whole-table operations in tcp_table.c.
  *
- * Who frees a pcb: the caller's tcp_close()/tcp_abort() gives it up;
- * from then on (an "orphan") or before it was ever accepted (a
+ * Who frees a pcb: the caller's tcp_close() gives it up (tcp_abort()
+ * only resets the connection; the caller still holds the pcb); from
+ * then on (an "orphan") or before it was ever accepted (a
  * listener's child) the core frees it when the connection ends.  A pcb
  * the caller still holds is never freed: when its connection ends it
  * moves to CLOSED and keeps the error for the next call.
@@ -718,8 +719,13 @@ tcp_shutdown(struct tcp_pcb *pcb, uint64_t now)
 }
 
 void
-tcp_close(struct tcp_pcb *pcb, uint64_t now)
+tcp_close(struct tcp_pcb **pcbp, uint64_t now)
 {
+	struct tcp_pcb *pcb = *pcbp;
+
+	if (pcb == NULL)
+		return; /* closed already: the caller's handle was cleared */
+	*pcbp = NULL;
 	pcb->user_held = false;
 	pcb->user = NULL;
 	switch (pcb->state) {
@@ -746,13 +752,21 @@ tcp_close(struct tcp_pcb *pcb, uint64_t now)
 		pcb->fw2_at = now + pcb->stack->cfg.fin_wait2_ms;
 }
 
+/*
+ * RFC 9293 3.10.5 ABORT: a RST to a synchronized peer, queued data in
+ * both directions dropped, CLOSED with -ECONNABORTED (Linux's errno for
+ * a connection aborted locally).  The pcb stays the caller's: only
+ * tcp_close() gives it back, so abort then close frees it exactly once.
+ */
 void
 tcp_abort(struct tcp_pcb *pcb, uint64_t now)
 {
-	pcb->user_held = false;
-	pcb->user = NULL;
+	if (pcb == NULL || pcb->state == TCP_CLOSED)
+		return;
 	tcp_send_rst_for(pcb, now);
-	tcp_pcb_terminate(pcb, 0, now);
+	pcb->rcvq.len = 0;
+	pcb->nooo = 0;
+	tcp_pcb_terminate(pcb, -ECONNABORTED, now);
 }
 
 unsigned

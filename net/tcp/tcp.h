@@ -15,9 +15,10 @@
  *    must not call back into the core (queue the segment, wake a wait
  *    queue, nothing more).
  *  - A pcb returned by tcp_new() or tcp_accept() belongs to the caller
- *    until tcp_close() or tcp_abort(); the core never frees it before.
- *    After those calls the pointer is dead: the core finishes the
- *    connection (FIN handshake, TIME_WAIT) on its own and frees it.
+ *    until tcp_close(), the only call that gives it back; the core never
+ *    frees it before.  tcp_close() clears the caller's pointer: the
+ *    core finishes the connection (FIN handshake, TIME_WAIT) on its own
+ *    and frees it.  tcp_abort() resets but does not give the pcb back.
  *  - Addresses are uint32_t in host byte order, as in net/proto_lib.h.
  */
 #ifndef NET_TCP_TCP_H
@@ -28,10 +29,6 @@
 #include <stdint.h>
 
 #include "net/proto_lib.h"
-
-#ifndef EPIPE
-#define EPIPE 32 /* kernel/errno.h lacks it; the value is Linux's */
-#endif
 
 /* RFC 9293 3.3.2.  The order matters: states from SYN_SENT on are
  * "active" (have a peer), from ESTABLISHED on "synchronized". */
@@ -232,9 +229,14 @@ long tcp_recv(struct tcp_pcb *pcb, void *buf, size_t len, uint64_t now_ms);
 /* Half close: a FIN follows the queued data; receiving goes on. */
 int tcp_shutdown(struct tcp_pcb *pcb, uint64_t now_ms);
 /* Gives the pcb back: a graceful close (FIN, TIME_WAIT on the active
- * side), or a reset when unread data is discarded (RFC 2525 2.17). */
-void tcp_close(struct tcp_pcb *pcb, uint64_t now_ms);
-/* Gives the pcb back with a reset to a synchronized peer. */
+ * side), or a reset when unread data is discarded (RFC 2525 2.17).
+ * Takes the caller's pointer and clears it, so closing twice, or
+ * aborting after the close, finds NULL and does nothing. */
+void tcp_close(struct tcp_pcb **pcbp, uint64_t now_ms);
+/* Resets the connection (RFC 9293 3.10.5): a RST to a synchronized
+ * peer, queued data dropped, CLOSED with -ECONNABORTED.  The caller
+ * still holds the pcb and gives it back with tcp_close().  NULL or an
+ * already CLOSED pcb: nothing happens. */
 void tcp_abort(struct tcp_pcb *pcb, uint64_t now_ms);
 
 /* Readiness for poll(): TCP_EV_READABLE / WRITABLE / ACCEPT / ERROR. */

@@ -159,7 +159,7 @@ hold(struct fz *f, struct tcp_pcb *pcb)
 			f->user[i] = pcb;
 			return;
 		}
-	tcp_close(pcb, f->now);
+	tcp_close(&pcb, f->now);
 }
 
 /* The peer's reply that acknowledges everything the target sent. */
@@ -309,14 +309,10 @@ op_user(struct fz *f)
 			tcp_shutdown(p, f->now);
 		break;
 	case 3:
-		if (p != NULL)
-			tcp_close(p, f->now);
-		f->user[slot] = NULL;
+		tcp_close(&f->user[slot], f->now);
 		break;
 	case 4:
-		if (p != NULL)
-			tcp_abort(p, f->now);
-		f->user[slot] = NULL;
+		tcp_abort(p, f->now); /* still ours: closed later */
 		break;
 	case 5:
 		if (p != NULL && tcp_accept(p, &c) == 0)
@@ -367,10 +363,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (knobs & 64) {
 		/* The user lets go at once: the orphan paths. */
 		for (i = 1; i < 4; i++)
-			if (f.user[i] != NULL) {
-				tcp_close(f.user[i], f.now);
-				f.user[i] = NULL;
-			}
+			tcp_close(&f.user[i], f.now);
 	}
 	check(&f, "setup");
 	while (f.n > 0) {
@@ -398,8 +391,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* Let every timer run out: all orphans must go away. */
 	for (i = 0; i < 4; i++)
-		if (f.user[i] != NULL)
-			tcp_close(f.user[i], f.now);
+		tcp_close(&f.user[i], f.now);
 	for (i = 0; i < 10000 && f.s->npcbs != 0; i++) {
 		uint64_t next = tcp_tick(f.s, f.now);
 

@@ -28,8 +28,9 @@ active_close_time_wait(struct kt *t)
 	KT_EXPECT_EQ(t, tcp_send(s, "bye", 3, n.now), 3);
 	tn_run(&n, 100);
 	KT_EXPECT_EQ(t, tcp_recv(c, buf, sizeof(buf), n.now), 3);
-	tcp_close(s, n.now);
-	KT_EXPECT_EQ(t, tcp_get_state(s), TCP_LAST_ACK);
+	tcp_close(&s, n.now);
+	KT_EXPECT(t, s == NULL);
+	KT_EXPECT_EQ(t, tn_state_count(&n, TN_B, TCP_LAST_ACK), 1);
 	tw_start = n.now + n.latency_ms; /* B's FIN reaches A */
 	tn_run(&n, 100);
 	KT_EXPECT_EQ(t, tcp_get_state(c), TCP_TIME_WAIT);
@@ -39,7 +40,7 @@ active_close_time_wait(struct kt *t)
 	KT_EXPECT_EQ(t, tn_state_count(&n, TN_A, TCP_TIME_WAIT), 1);
 	KT_EXPECT_EQ(t, tcp_time_wait_longest(n.st[TN_A], n.now),
 	             tw_start + 60000 - n.now);
-	tcp_close(c, n.now); /* the user lets go; TIME_WAIT carries on */
+	tcp_close(&c, n.now); /* the user lets go; TIME_WAIT carries on */
 	tn_run_until(&n, tw_start + 59999);
 	KT_EXPECT_EQ(t, tn_state_count(&n, TN_A, TCP_TIME_WAIT), 1);
 	KT_EXPECT_EQ(t, tcp_time_wait_longest(n.st[TN_A], n.now), 1);
@@ -60,7 +61,7 @@ passive_close(struct kt *t)
 
 	tn_init(&n, t, NULL);
 	tn_pair(&n, &c, &l, &s);
-	tcp_close(s, n.now);
+	tcp_close(&s, n.now);
 	tn_run(&n, 100);
 	KT_EXPECT_EQ(t, tcp_get_state(c), TCP_CLOSE_WAIT);
 	KT_EXPECT(t, tcp_poll(c) & TCP_EV_READABLE);
@@ -72,7 +73,7 @@ passive_close(struct kt *t)
 	KT_EXPECT_EQ(t, tcp_get_error(c), 0);
 	KT_EXPECT_EQ(t, tcp_recv(c, buf, sizeof(buf), n.now), 0);
 	KT_EXPECT_EQ(t, tn_state_count(&n, TN_B, TCP_TIME_WAIT), 1);
-	tcp_close(c, n.now);
+	tcp_close(&c, n.now);
 	KT_EXPECT_EQ(t, n.st[TN_A]->npcbs, 0);
 	tn_run(&n, 60000);
 	KT_EXPECT_EQ(t, n.st[TN_B]->npcbs, 1);
@@ -96,8 +97,8 @@ simultaneous_close(struct kt *t)
 	tn_run(&n, 10);
 	KT_EXPECT_EQ(t, tcp_get_state(c), TCP_TIME_WAIT);
 	KT_EXPECT_EQ(t, tcp_get_state(s), TCP_TIME_WAIT);
-	tcp_close(c, n.now);
-	tcp_close(s, n.now);
+	tcp_close(&c, n.now);
+	tcp_close(&s, n.now);
 	tn_run(&n, 60000);
 	KT_EXPECT_EQ(t, n.st[TN_A]->npcbs, 0);
 	KT_EXPECT_EQ(t, n.st[TN_B]->npcbs, 1);
@@ -136,9 +137,9 @@ lost_fin_and_last_ack(struct kt *t)
 	tn_pair(&n, &c, &l, &s);
 	n.filter = drop_fin_then_ack;
 	n.filter_arg = &st;
-	tcp_close(c, n.now);
+	tcp_close(&c, n.now);
 	tn_run(&n, 100);
-	tcp_close(s, n.now); /* its FIN is lost */
+	tcp_close(&s, n.now); /* its FIN is lost */
 	tn_run(&n, 100);
 	KT_EXPECT_EQ(t, tn_state_count(&n, TN_A, TCP_FIN_WAIT_2), 1);
 	st = 2;
@@ -170,7 +171,7 @@ close_with_unread_data(struct kt *t)
 	tn_pair(&n, &c, &l, &s);
 	tcp_send(c, "unread", 6, n.now);
 	tn_run(&n, 100);
-	tcp_close(s, n.now);
+	tcp_close(&s, n.now);
 	KT_EXPECT_EQ(t, n.st[TN_B]->npcbs, 1);
 	KT_EXPECT_EQ(t, tn_last(&n, TN_B, 0, 0)->flags, TCP_RST | TCP_ACK);
 	tn_run(&n, 100);
@@ -190,7 +191,7 @@ orphan_fin_wait2_timeout(struct kt *t)
 	tn_init(&n, t, NULL);
 	tn_pair(&n, &c, &l, &s);
 	t0 = n.now;
-	tcp_close(c, n.now);
+	tcp_close(&c, n.now);
 	tn_run(&n, 59000);
 	KT_EXPECT_EQ(t, tn_state_count(&n, TN_A, TCP_FIN_WAIT_2), 1);
 	tn_run_until(&n, t0 + 20 + 60000);
@@ -207,7 +208,7 @@ data_after_close_resets(struct kt *t)
 
 	tn_init(&n, t, NULL);
 	tn_pair(&n, &c, &l, &s);
-	tcp_close(c, n.now);
+	tcp_close(&c, n.now);
 	tn_run(&n, 100);
 	KT_EXPECT_EQ(t, tcp_send(s, "late", 4, n.now), 4);
 	tn_run(&n, 100);
@@ -230,8 +231,8 @@ msl_is_a_parameter(struct kt *t)
 	cfg.msl_ms = 1000;
 	tn_init(&n, t, &cfg);
 	tn_pair(&n, &c, &l, &s);
-	tcp_close(c, n.now);
-	tcp_close(s, n.now);
+	tcp_close(&c, n.now);
+	tcp_close(&s, n.now);
 	tn_run(&n, 30);
 	KT_EXPECT_EQ(t, tn_state_count(&n, TN_A, TCP_TIME_WAIT), 1);
 	KT_EXPECT_EQ(t, tcp_time_wait_longest(n.st[TN_A], n.now), 2000 - 10);

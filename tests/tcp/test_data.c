@@ -259,7 +259,7 @@ rtt_estimator(struct kt *t)
 	/* 2.4 and 2.5: clamped to [min, max]. */
 	tcp_rtt_sample(p, 500000);
 	KT_EXPECT_EQ(t, p->rto, 60000);
-	tcp_close(p, 0);
+	tcp_close(&p, 0);
 	tn_fini(&n);
 }
 
@@ -413,8 +413,8 @@ lossy_wire(struct kt *t)
 	        (unsigned long long)tcp_get_stats(n.st[TN_A])->fast_retransmits,
 	        (unsigned long long)tcp_get_stats(n.st[TN_A])->rto_expired);
 	/* Both close; everything but the listener goes away in the end. */
-	tcp_close(c, n.now);
-	tcp_close(s, n.now);
+	tcp_close(&c, n.now);
+	tcp_close(&s, n.now);
 	KT_EXPECT(t, tn_run_cond(&n, all_gone, NULL, 700000));
 	tn_fini(&n);
 }

@@ -157,7 +157,7 @@ connection_refused(struct kt *t)
 	KT_EXPECT_EQ(t, tcp_send(c, "x", 1, n.now), -ECONNREFUSED);
 	KT_EXPECT_EQ(t, tcp_get_stats(n.st[TN_B])->drops[TCP_DROP_NO_SOCKET],
 	             1);
-	tcp_close(c, n.now);
+	tcp_close(&c, n.now);
 	tn_fini(&n);
 }
 
@@ -190,7 +190,7 @@ connect_timeout_backoff(struct kt *t)
 		KT_EXPECT_EQ(t, n.log[i].seq, n.log[0].seq);
 	}
 	KT_EXPECT_EQ(t, tcp_get_stats(n.st[TN_A])->timeouts, 1);
-	tcp_close(c, n.now);
+	tcp_close(&c, n.now);
 	tn_fini(&n);
 }
 
@@ -339,7 +339,7 @@ listener_close_resets_children(struct kt *t)
 	c = tn_connect(&n, TN_A, 80);
 	tn_run(&n, 100);
 	KT_EXPECT_EQ(t, tcp_get_state(c), TCP_ESTABLISHED);
-	tcp_close(l, n.now);
+	tcp_close(&l, n.now);
 	tn_check(&n, "close listener");
 	KT_EXPECT_EQ(t, n.st[TN_B]->npcbs, 0);
 	tn_run(&n, 100);
@@ -364,7 +364,7 @@ going_refuses_new(struct kt *t)
 	KT_EXPECT_EQ(t, tcp_get_error(c), -ECONNREFUSED);
 	KT_EXPECT_EQ(t, tcp_get_stats(n.st[TN_B])->drops[TCP_DROP_LISTEN_GOING],
 	             1);
-	tcp_close(c, n.now);
+	tcp_close(&c, n.now);
 	/* Back to LIVE: everything works again. */
 	tcp_set_going(n.st[TN_B], false);
 	c = tn_connect(&n, TN_A, 80);
@@ -395,9 +395,9 @@ bind_rules(struct kt *t)
 	KT_EXPECT_EQ(t, tcp_connect(a, TN_ADDR_B, TN_ADDR_A, 1, 0), -EINVAL);
 	KT_EXPECT_EQ(t, tcp_send(e, "x", 1, 0), -ENOTCONN);
 	KT_EXPECT_EQ(t, tcp_recv(e, (char[1]){0}, 1, 0), -ENOTCONN);
-	tcp_close(a, 0);
-	tcp_close(b, 0);
-	tcp_close(e, 0);
+	tcp_close(&a, 0);
+	tcp_close(&b, 0);
+	tcp_close(&e, 0);
 	KT_EXPECT_EQ(t, n.st[TN_B]->npcbs, 0);
 	tn_fini(&n);
 }

@@ -5,72 +5,6 @@
 
 #include "tests/tcp/tests.h"
 
-/* A connection with B's side `s` in `st`, both sides then frozen: what
- * B emits is logged, not delivered.  Returns B's pcb. */
-static struct tcp_pcb *
-b_in_state(struct tnet *n, enum tcp_state st, struct tcp_pcb **cli)
-{
-	struct tcp_pcb *c, *l, *s;
-	struct tcp_seg fin;
-
-	if (st == TCP_SYN_SENT) {
-		n->capture[TN_B] = true;
-		return tn_connect(n, TN_B, 7);
-	}
-	if (st == TCP_SYN_RECEIVED) {
-		struct tcp_seg syn = {.src = TN_ADDR_A,
-		                      .dst = TN_ADDR_B,
-		                      .sport = 4000,
-		                      .dport = 80,
-		                      .seq = 5000,
-		                      .flags = TCP_SYN,
-		                      .wnd = 8192};
-		tn_listen(n, TN_B, 80, 4);
-		n->capture[TN_B] = true;
-		tn_inject(n, TN_B, &syn);
-		return TCP_PCB_OF(n->st[TN_B]->lists[TCP_LIST_ACTIVE].next);
-	}
-	tn_pair(n, &c, &l, &s);
-	*cli = c;
-	switch (st) {
-	case TCP_FIN_WAIT_1:
-		n->capture[TN_B] = true;
-		tcp_shutdown(s, n->now);
-		break;
-	case TCP_FIN_WAIT_2:
-		tcp_shutdown(s, n->now);
-		tn_run(n, 100);
-		break;
-	case TCP_CLOSE_WAIT:
-		tcp_shutdown(c, n->now);
-		tn_run(n, 100);
-		break;
-	case TCP_LAST_ACK:
-		tcp_shutdown(c, n->now);
-		tn_run(n, 100);
-		n->capture[TN_B] = true;
-		tcp_shutdown(s, n->now);
-		break;
-	case TCP_CLOSING:
-		n->capture[TN_B] = true;
-		tcp_shutdown(s, n->now);
-		fin = tn_seg_for(s, s->rcv_nxt, s->snd_una, TCP_FIN | TCP_ACK,
-		                 8192);
-		tn_inject(n, TN_B, &fin);
-		break;
-	case TCP_TIME_WAIT:
-		tcp_shutdown(s, n->now);
-		tn_run(n, 100);
-		tcp_shutdown(c, n->now);
-		tn_run(n, 100);
-		break;
-	default:
-		break;
-	}
-	n->capture[TN_A] = n->capture[TN_B] = true;
-	return s;
-}
-
 static void
 rst_in_each_state(struct kt *t)
 {
@@ -103,7 +37,7 @@ rst_in_each_state(struct kt *t)
 		cfg.delack_ms = 0;
 		cfg.rfc1337 = rows[i].rfc1337;
 		tn_init(&n, t, &cfg);
-		s = b_in_state(&n, rows[i].st, &c);
+		s = tn_b_in_state(&n, rows[i].st, &c);
 		if (tcp_get_state(s) != rows[i].st) {
 			kt_fail(t, __FILE__, __LINE__, "row %u: B is %s", i,
 			        tcp_state_name(tcp_get_state(s)));
@@ -142,7 +76,7 @@ rst_in_syn_sent(struct kt *t)
 	struct tcp_seg rst;
 
 	tn_init(&n, t, NULL);
-	s = b_in_state(&n, TCP_SYN_SENT, &c);
+	s = tn_b_in_state(&n, TCP_SYN_SENT, &c);
 	/* Without an ACK of our SYN the RST is not believed. */
 	rst = tn_seg_for(s, 0, 0, TCP_RST, 0);
 	KT_EXPECT_EQ(t, tn_inject(&n, TN_B, &rst), TCP_DROP_RST_OUT_OF_WINDOW);
@@ -170,7 +104,7 @@ rst_challenge_ack(struct kt *t)
 	unsigned i;
 
 	tn_init(&n, t, NULL);
-	s = b_in_state(&n, TCP_ESTABLISHED, &c);
+	s = tn_b_in_state(&n, TCP_ESTABLISHED, &c);
 	/* A blind attacker's in-window guesses (RFC 5961 3.2): each gets a
 	 * challenge ACK, none resets. */
 	for (i = 1; i < 200; i++) {
@@ -207,6 +141,7 @@ rst_after_challenge_lands(struct kt *t)
 	tn_pair(&n, &c, &l, &s);
 	n.capture[TN_A] = true; /* A forgets silently */
 	tcp_abort(c, n.now);
+	tcp_close(&c, n.now);
 	n.capture[TN_A] = false;
 	rst = tn_seg_for(s, s->rcv_nxt + 100, 0, TCP_RST, 0);
 	KT_EXPECT_EQ(t, tn_inject(&n, TN_B, &rst), TCP_DROP_RST_CHALLENGED);
@@ -225,7 +160,7 @@ syn_on_synchronized(struct kt *t)
 	struct tcp_seg syn;
 
 	tn_init(&n, t, NULL);
-	s = b_in_state(&n, TCP_ESTABLISHED, &c);
+	s = tn_b_in_state(&n, TCP_ESTABLISHED, &c);
 	syn = tn_seg_for(s, s->rcv_nxt + 10, 0, TCP_SYN, 8192);
 	KT_EXPECT_EQ(t, tn_inject(&n, TN_B, &syn), TCP_DROP_SYN_CHALLENGED);
 	KT_EXPECT_EQ(t, tn_last(&n, TN_B, 0, 0)->flags, TCP_ACK);
@@ -246,7 +181,7 @@ old_and_future_segments(struct kt *t)
 	uint32_t una;
 
 	tn_init(&n, t, NULL);
-	s = b_in_state(&n, TCP_ESTABLISHED, &c);
+	s = tn_b_in_state(&n, TCP_ESTABLISHED, &c);
 	una = s->snd_una;
 	/* In order. */
 	seg = tn_seg_for(s, s->rcv_nxt, una, TCP_ACK, 8192);
@@ -292,7 +227,7 @@ zero_window_edges(struct kt *t)
 	cfg.delack_ms = 0;
 	cfg.rcvbuf = 1024;
 	tn_init(&n, t, &cfg);
-	s = b_in_state(&n, TCP_ESTABLISHED, &c);
+	s = tn_b_in_state(&n, TCP_ESTABLISHED, &c);
 	una = s->snd_una;
 	seg = tn_seg_for(s, s->rcv_nxt, una, TCP_ACK, 8192);
 	seg.data = fill;
@@ -364,7 +299,7 @@ syn_received_bad_ack(struct kt *t)
 	struct tcp_seg seg;
 
 	tn_init(&n, t, NULL);
-	s = b_in_state(&n, TCP_SYN_RECEIVED, &c);
+	s = tn_b_in_state(&n, TCP_SYN_RECEIVED, &c);
 	seg = tn_seg_for(s, s->rcv_nxt, s->iss + 9, TCP_ACK, 8192);
 	KT_EXPECT_EQ(t, tn_inject(&n, TN_B, &seg), TCP_DROP_SYN_RCVD_BAD_ACK);
 	KT_EXPECT_EQ(t, tn_last(&n, TN_B, 0, 0)->flags, TCP_RST);
@@ -388,9 +323,9 @@ time_wait_reopen(struct kt *t)
 
 	tn_init(&n, t, NULL);
 	tn_pair(&n, &c, &l, &s);
-	tcp_close(s, n.now); /* B closes first: B holds TIME_WAIT */
+	tcp_close(&s, n.now); /* B closes first: B holds TIME_WAIT */
 	tn_run(&n, 100);
-	tcp_close(c, n.now);
+	tcp_close(&c, n.now);
 	tn_run(&n, 100);
 	KT_ASSERT(t, tn_state_count(&n, TN_B, TCP_TIME_WAIT) == 1);
 	s = TCP_PCB_OF(n.st[TN_B]->lists[TCP_LIST_TIME_WAIT].next);

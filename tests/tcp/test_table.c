@@ -30,10 +30,10 @@ counts_by_state(struct kt *t)
 	tn_init(&n, t, NULL);
 	l = tn_listen(&n, TN_B, 80, 8);
 	connect_many(&n, l, c, s, 5);
-	tcp_close(c[0], n.now); /* A: TIME_WAIT after B closes too */
-	tcp_close(c[1], n.now); /* A: FIN_WAIT_2, B: CLOSE_WAIT */
+	tcp_close(&c[0], n.now); /* A: TIME_WAIT after B closes too */
+	tcp_close(&c[1], n.now); /* A: FIN_WAIT_2, B: CLOSE_WAIT */
 	tn_run(&n, 100);
-	tcp_close(s[0], n.now);
+	tcp_close(&s[0], n.now);
 	tn_run(&n, 100);
 	KT_ASSERT(t, tcp_new(n.st[TN_A], &x) == 0); /* CLOSED */
 	total = tcp_count_by_state(n.st[TN_A], counts);
@@ -70,11 +70,11 @@ time_wait_list_and_purge(struct kt *t)
 	/* Active closes a second apart; the last one keeps its handle. */
 	for (i = 0; i < 6; i++) {
 		if (i < 5)
-			tcp_close(c[i], n.now);
+			tcp_close(&c[i], n.now);
 		else
 			tcp_shutdown(c[i], n.now);
 		tn_run(&n, 100);
-		tcp_close(s[i], n.now); /* its FIN puts A in TIME_WAIT */
+		tcp_close(&s[i], n.now); /* its FIN puts A in TIME_WAIT */
 		tn_run(&n, 900);
 	}
 	KT_EXPECT_EQ(t, tn_state_count(&n, TN_A, TCP_TIME_WAIT), 6);
@@ -100,7 +100,7 @@ time_wait_list_and_purge(struct kt *t)
 	KT_EXPECT_EQ(t, tcp_get_state(c[5]), TCP_CLOSED);
 	KT_EXPECT_EQ(t, tcp_get_error(c[5]), 0);
 	KT_EXPECT_EQ(t, n.st[TN_A]->npcbs, 1);
-	tcp_close(c[5], n.now);
+	tcp_close(&c[5], n.now);
 	/* The port pair is free again: a new connection just works. */
 	c[0] = tn_connect(&n, TN_A, 80);
 	tn_run(&n, 100);
@@ -139,7 +139,7 @@ reset_all_peer_sees_rst(struct kt *t)
 	pending = tn_connect(&n, TN_A, 9);
 	n.capture[TN_A] = true;
 	tcp_abort(pending, n.now);
-	pending = NULL;
+	tcp_close(&pending, n.now);
 	tn_run(&n, 100);
 	n.capture[TN_A] = false;
 	/* Connection 2 has data in flight that B never got: its RST
@@ -168,8 +168,8 @@ reset_all_peer_sees_rst(struct kt *t)
 	KT_EXPECT_EQ(t, tcp_get_stats(n.st[TN_B])->challenge_acks, 1);
 	KT_EXPECT_EQ(t, tcp_get_stats(n.st[TN_B])->resets_in, 4);
 	for (i = 0; i < 3; i++)
-		tcp_close(c[i], n.now);
-	tcp_close(la, n.now);
+		tcp_close(&c[i], n.now);
+	tcp_close(&la, n.now);
 	KT_EXPECT_EQ(t, n.st[TN_A]->npcbs, 0);
 	tn_fini(&n);
 }
@@ -188,9 +188,9 @@ force_unload_sequence(struct kt *t)
 	tn_init(&n, t, NULL);
 	l = tn_listen(&n, TN_B, 80, 8);
 	connect_many(&n, l, c, s, 4);
-	tcp_close(s[0], n.now); /* B: TIME_WAIT */
-	tcp_close(c[0], n.now);
-	tcp_close(s[1], n.now); /* B: FIN_WAIT_2, orphaned */
+	tcp_close(&s[0], n.now); /* B: TIME_WAIT */
+	tcp_close(&c[0], n.now);
+	tcp_close(&s[1], n.now); /* B: FIN_WAIT_2, orphaned */
 	tn_run(&n, 100);
 	tcp_send(s[2], "busy", 4, n.now);
 	tcp_set_going(n.st[TN_B], true);
@@ -200,9 +200,9 @@ force_unload_sequence(struct kt *t)
 	tcp_count_by_state(n.st[TN_B], counts);
 	KT_EXPECT_EQ(t, counts[TCP_CLOSED], 3); /* l, s[2], s[3] */
 	KT_EXPECT_EQ(t, n.st[TN_B]->npcbs, 3);
-	tcp_close(l, n.now);
-	tcp_close(s[2], n.now);
-	tcp_close(s[3], n.now);
+	tcp_close(&l, n.now);
+	tcp_close(&s[2], n.now);
+	tcp_close(&s[3], n.now);
 	KT_EXPECT_EQ(t, n.st[TN_B]->npcbs, 0);
 	tn_run(&n, 100);
 	for (i = 1; i < 4; i++)
@@ -235,7 +235,7 @@ ss_info(struct kt *t)
 	KT_EXPECT_EQ(t, tn_drain(&n, s, (uint8_t[8]){0}, 8), 3);
 	tcp_shutdown(c, n.now);
 	tn_run(&n, 100);
-	tcp_close(s, n.now);
+	tcp_close(&s, n.now);
 	tn_run(&n, 100);
 	tcp_get_info(c, n.now, &info);
 	KT_EXPECT_EQ(t, info.state, TCP_TIME_WAIT);

@@ -11,5 +11,6 @@ extern const struct kt_suite tcp_suite_data;
 extern const struct kt_suite tcp_suite_close;
 extern const struct kt_suite tcp_suite_rst;
 extern const struct kt_suite tcp_suite_table;
+extern const struct kt_suite tcp_suite_abort;
 
 #endif

@@ -385,3 +385,68 @@ tn_state_count(const struct tnet *n, int side, enum tcp_state st)
 	tcp_count_by_state(n->st[side], counts);
 	return counts[st];
 }
+
+/* See tnet.h. */
+struct tcp_pcb *
+tn_b_in_state(struct tnet *n, enum tcp_state st, struct tcp_pcb **cli)
+{
+	struct tcp_pcb *c, *l, *s;
+	struct tcp_seg fin;
+
+	if (st == TCP_SYN_SENT) {
+		n->capture[TN_B] = true;
+		return tn_connect(n, TN_B, 7);
+	}
+	if (st == TCP_SYN_RECEIVED) {
+		struct tcp_seg syn = {.src = TN_ADDR_A,
+		                      .dst = TN_ADDR_B,
+		                      .sport = 4000,
+		                      .dport = 80,
+		                      .seq = 5000,
+		                      .flags = TCP_SYN,
+		                      .wnd = 8192};
+		tn_listen(n, TN_B, 80, 4);
+		n->capture[TN_B] = true;
+		tn_inject(n, TN_B, &syn);
+		return TCP_PCB_OF(n->st[TN_B]->lists[TCP_LIST_ACTIVE].next);
+	}
+	tn_pair(n, &c, &l, &s);
+	*cli = c;
+	switch (st) {
+	case TCP_FIN_WAIT_1:
+		n->capture[TN_B] = true;
+		tcp_shutdown(s, n->now);
+		break;
+	case TCP_FIN_WAIT_2:
+		tcp_shutdown(s, n->now);
+		tn_run(n, 100);
+		break;
+	case TCP_CLOSE_WAIT:
+		tcp_shutdown(c, n->now);
+		tn_run(n, 100);
+		break;
+	case TCP_LAST_ACK:
+		tcp_shutdown(c, n->now);
+		tn_run(n, 100);
+		n->capture[TN_B] = true;
+		tcp_shutdown(s, n->now);
+		break;
+	case TCP_CLOSING:
+		n->capture[TN_B] = true;
+		tcp_shutdown(s, n->now);
+		fin = tn_seg_for(s, s->rcv_nxt, s->snd_una, TCP_FIN | TCP_ACK,
+		                 8192);
+		tn_inject(n, TN_B, &fin);
+		break;
+	case TCP_TIME_WAIT:
+		tcp_shutdown(s, n->now);
+		tn_run(n, 100);
+		tcp_shutdown(c, n->now);
+		tn_run(n, 100);
+		break;
+	default:
+		break;
+	}
+	n->capture[TN_A] = n->capture[TN_B] = true;
+	return s;
+}

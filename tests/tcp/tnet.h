@@ -104,6 +104,13 @@ struct tcp_pcb *tn_connect(struct tnet *n, int side, uint16_t port);
 void tn_pair(struct tnet *n, struct tcp_pcb **cli, struct tcp_pcb **lis,
              struct tcp_pcb **srv);
 
+/* A connection with B's side in `st`, both sides then frozen (what
+ * they emit is logged, not delivered); returns B's pcb and A's in *cli
+ * (unset for SYN_SENT and SYN_RECEIVED).  For SYN_RECEIVED the pcb is a
+ * listener's child the user does not hold. */
+struct tcp_pcb *tn_b_in_state(struct tnet *n, enum tcp_state st,
+                              struct tcp_pcb **cli);
+
 /* Log queries. */
 unsigned tn_count(const struct tnet *n, int from, uint8_t mask, uint8_t val);
 const struct tn_log *tn_last(const struct tnet *n, int from, uint8_t mask,

@@ -10,6 +10,7 @@ main(void)
 	static const struct kt_suite *const suites[] = {
 	    &tcp_suite_hdr,   &tcp_suite_open, &tcp_suite_data,
 	    &tcp_suite_close, &tcp_suite_rst,  &tcp_suite_table,
+	    &tcp_suite_abort,
 	};
 
 	return kt_run(suites, sizeof(suites) / sizeof(suites[0]));

@@ -86,7 +86,8 @@ connect_to(const char *cmd, uint32_t addr, uint16_t port, long timeo)
 	return sk;
 }
 
-/* Reset instead of a graceful close. */
+/* Reset instead of a graceful close; sock_close then gives the (now
+ * CLOSED) pcb back to the core. */
 static void
 abort_close(struct socket *sk)
 {
@@ -363,10 +364,9 @@ cmd_tcplisten(int argc, char **argv)
 		r = bad == UINT64_MAX ? 0 : -EIO;
 	}
 	f = tcp_lock_irqsave();
-	if (r == 0)
-		tcp_close(child, now_ms());
-	else
+	if (r != 0)
 		tcp_abort(child, now_ms());
+	tcp_close(&child, now_ms());
 	tcp_unlock_flush(f);
 out:
 	sock_close(sk);

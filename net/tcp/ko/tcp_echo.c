@@ -62,7 +62,7 @@ open_listener(uint16_t port)
 	if (r == 0)
 		r = tcp_listen(l, ECHO_BACKLOG);
 	if (r != 0) {
-		tcp_close(l, now_ms());
+		tcp_close(&l, now_ms());
 		return r;
 	}
 	tcp_set_user(l, &listener_user);
@@ -77,8 +77,7 @@ close_listener(void)
 	if (listener == NULL)
 		return;
 	tcp_set_user(listener, NULL);
-	tcp_close(listener, now_ms());
-	listener = NULL;
+	tcp_close(&listener, now_ms());
 }
 
 int
@@ -119,8 +118,7 @@ conn_end(struct echo_conn *c, bool abort)
 	tcp_set_user(c->pcb, NULL);
 	if (abort)
 		tcp_abort(c->pcb, now_ms());
-	else
-		tcp_close(c->pcb, now_ms());
+	tcp_close(&c->pcb, now_ms());
 	list_del_init(&c->link);
 	kfree(c);
 }
@@ -176,6 +174,7 @@ tcp_echo_work(void)
 		c = kmalloc(sizeof(*c), TCP_TAG);
 		if (c == NULL) {
 			tcp_abort(p, now_ms());
+			tcp_close(&p, now_ms());
 			continue;
 		}
 		c->u.kind = TCP_USER_ECHO;

@@ -4,7 +4,8 @@
  * -EPROTONOSUPPORT while the module is GOING (the shell refuses this
  * module's commands then too, so in practice the socket layer's own
  * try_module_get is what refuses).  A socket's pcb lives until
- * release, which hands it back to the core (tcp_close): the connection
+ * release, which hands it back to the core (tcp_close, the only call
+ * that does; tcp_abort only resets it): the connection
  * finishes on its own from there, TIME_WAIT included, and the unload
  * path counts it (tcp_unload.c).
  *
@@ -118,7 +119,7 @@ tcp_sock_release(struct socket *sk)
 	uint32_t f = tcp_lock_irqsave();
 
 	tcp_set_user(ts->pcb, NULL); /* no events for a freed tcp_sk */
-	tcp_close(ts->pcb, now_ms());
+	tcp_close(&ts->pcb, now_ms());
 	tcp_unlock_flush(f);
 	kfree(ts);
 	tcp_kick();

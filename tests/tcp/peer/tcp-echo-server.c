@@ -6,11 +6,15 @@
  *   tcp-echo-server [-r] [-n CONNS] [-t SECS] PORT
  *
  * Serves CONNS connections (default 1) one after the other, echoing until
- * the guest closes, then closes (the guest closed first).  -r resets each
+ * the guest closes, then closes (the guest closed first; "peer reset"
+ * when a reset ended it instead: on QEMU user networking slirp turns
+ * the guest's RST into a plain close, so look for the RST in the
+ * capture, tcp-pcapcheck rst).  -r resets each
  * connection (SO_LINGER 0) after the first echo instead.  Gives up after
  * SECS (default 60).  Exit 0 when every connection was served.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +78,9 @@ main(int argc, char **argv)
 			}
 		}
 		printf("connection %d: echoed %ld bytes, %s\n", i + 1, total,
-		       reset ? "reset" : "peer closed first");
+		       reset                          ? "reset"
+		       : n < 0 && errno == ECONNRESET ? "peer reset"
+		                                      : "peer closed first");
 		fflush(stdout);
 		close(c);
 	}
