@@ -10,6 +10,7 @@
 #include <kernel/string.h>
 #include <kernel/errno.h>
 #include <kernel/cpu.h>
+#include <kernel/kmalloc.h>
 #include <kernel/module.h>
 
 static void
@@ -102,6 +103,26 @@ static void __attribute__((noinline)) crash_null(void)
 	*(volatile uint32_t *)crash_addr = 1;
 }
 
+/* A read through a pointer loaded from a freed object: kmalloc poisoned
+ * it, so the pointer is 0x6b6b6b6b and the read faults near it. */
+struct crash_obj {
+	uint32_t pad[20];
+	struct crash_obj *next;
+	uint32_t val;
+};
+
+static void __attribute__((noinline)) crash_freed(void)
+{
+	struct crash_obj *o = kzalloc(sizeof(*o), "crash");
+	struct crash_obj *volatile stale = o; /* hides the free from gcc */
+
+	if (o == NULL)
+		return;
+	o->next = o;
+	kfree(o);
+	kprintf("%u\n", stale->next->val);
+}
+
 static int
 cmd_crash(int argc, char **argv)
 {
@@ -111,6 +132,8 @@ cmd_crash(int argc, char **argv)
 		panic("crash command asked for a panic");
 	if (strcmp(argv[1], "null") == 0)
 		crash_null();
+	else if (strcmp(argv[1], "freed") == 0)
+		crash_freed();
 	else if (strcmp(argv[1], "ud") == 0)
 		__asm__ volatile("ud2");
 	else if (strcmp(argv[1], "div") == 0) {
@@ -118,9 +141,9 @@ cmd_crash(int argc, char **argv)
 		kprintf("%d\n", 1 / z);
 	} else
 		return cmd_error("crash", -EINVAL,
-		                 "unknown kind '%s' (panic|null|ud|div)",
+		                 "unknown kind '%s' (panic|null|freed|ud|div)",
 		                 argv[1]);
 	return 0;
 }
-COMMAND(crash, "crash panic|null|ud|div",
+COMMAND(crash, "crash panic|null|freed|ud|div",
         "crash the kernel on purpose (tests the fault reports)", cmd_crash);

@@ -13,7 +13,6 @@
 
 #define MAGIC_LIVE  0x6b4d4c76 /* "vLMk" */
 #define MAGIC_FREE  0x66726565
-#define POISON      0x6b
 #define NCLASSES    7      /* 32 .. 2048 bytes, header included */
 #define CLASS_PAGES 0xffff /* hdr->cls value for page-backed objects */
 
@@ -156,7 +155,7 @@ kfree(void *p)
 		free_pages(h, h->pages);
 		return;
 	}
-	memset(p, POISON, class_size(h->cls) - sizeof(*h));
+	memset(p, KMALLOC_POISON, class_size(h->cls) - sizeof(*h));
 	int c = h->cls;
 	h->magic = MAGIC_FREE;
 	f = spin_lock_irqsave(&classes[c].lock);

@@ -6,6 +6,8 @@
  */
 #include <kernel/irq.h>
 #include <kernel/cpu.h>
+#include <kernel/kmalloc.h>
+#include <kernel/layout.h>
 #include <kernel/x86.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
@@ -249,6 +251,31 @@ dump_registers(const struct trapframe *tf)
 	        read_cr2(), read_cr3(), read_cr4());
 }
 
+/*
+ * What a faulting address says about the bug, when it says something: a
+ * small address is a NULL pointer plus a field offset; one near
+ * 0x6b6b6b6b is a pointer loaded from a kfree'd object (kmalloc poisons
+ * freed memory) plus an offset.  Offsets up to 64 KiB either way cover
+ * struct fields and container_of().
+ */
+static void
+explain_fault_addr(uint32_t cr2)
+{
+	const uint32_t poison = 0x01010101u * KMALLOC_POISON;
+	const uint32_t near = 0x10000;
+
+	if (cr2 < PAGE_SIZE)
+		kprintf("  address %08x is NULL+0x%x: NULL pointer "
+		        "dereference\n",
+		        cr2, cr2);
+	else if (cr2 - poison < near || poison - cr2 < near)
+		kprintf("  address %08x is %08x%c0x%x: use of freed memory "
+		        "(poison 0x%x), a pointer read from a kfree'd object\n",
+		        cr2, poison, cr2 >= poison ? '+' : '-',
+		        cr2 >= poison ? cr2 - poison : poison - cr2,
+		        KMALLOC_POISON);
+}
+
 static void
 exception(struct trapframe *tf)
 {
@@ -276,6 +303,8 @@ exception(struct trapframe *tf)
 		        tf->err & 1 ? "protection violation" : "not present",
 		        tf->err & 2 ? "write" : "read",
 		        tf->err & 16 ? "instruction fetch" : "data access");
+	if (tf->vector == 14)
+		explain_fault_addr(cr2);
 	if (fault_hook != NULL)
 		fault_hook(tf, cr2);
 	dump_registers(tf);

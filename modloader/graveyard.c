@@ -211,10 +211,18 @@ report(const char *what, uintptr_t addr)
 		describe_place(addr, mod->area, mod->base, mod->size,
 		               mod->text_size, s, mod->symnames, place,
 		               sizeof(place));
+		if (strcmp(what, "executing") == 0) {
+			/* Where the faulting code is, not what it touched. */
+			kprintf("  faulting code at %08x in %s module %s: %s\n",
+			        (unsigned)addr, module_state_name(mod->state),
+			        mod->name, place);
+			return;
+		}
 		kprintf("  module fault: %s at %08x in %s module %s: %s%s\n",
 		        what, (unsigned)addr, module_state_name(mod->state),
 		        mod->name, place,
-		        addr >= mod->base && addr < mod->base + mod->ro_size
+		        strcmp(what, "write") == 0 && addr >= mod->base &&
+		                addr < mod->base + mod->ro_size
 		            ? " (read-only text/rodata)"
 		            : "");
 		return;
