@@ -14,11 +14,13 @@
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
 #include <kernel/module.h>
+#include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <kernel/timer.h>
 #include <kernel/work.h>
+#include <kernel/x86.h>
 
-#define TXQ_MAX     256 /* emitted segments waiting for tcp_flush */
+#define TXQ_MAX     256 /* emitted segments waiting to be sent */
 #define TICK_MAX_MS 100
 
 struct tcp_stack *tcp_stack;
@@ -29,9 +31,19 @@ struct txq_ent {
 	struct sk_buff *skb;
 	uint32_t src, dst;
 };
-static struct txq_ent txq[TXQ_MAX]; /* under tcp_lock */
+/* Under tcp_lock: the segments emitted and not yet sent, and whether a
+ * thread is sending them (tcp_unlock_flush). */
+static struct txq_ent txq[TXQ_MAX];
 static unsigned txq_head, txq_len;
+static bool flushing;
 static unsigned long txq_dropped, rx_bcast_dropped;
+
+/* Testing: spin this many pauses between taking a segment off the queue
+ * and handing it to IP, to widen the window in which another CPU could
+ * transmit a later segment first (tcp-order.scn). */
+static unsigned int tx_delay_loops;
+MODULE_PARAM(tx_delay_loops, UINT,
+             "test: spin between dequeuing a segment and sending it");
 
 static struct timer tcp_timer;
 static struct work tcp_work;
@@ -69,24 +81,40 @@ tcp_emit(void *ctx, const struct tcp_seg *seg)
 	txq_len++;
 }
 
+/*
+ * Unlock and transmit what the core emitted, in the order it emitted it.
+ * Segments are sent with tcp_lock dropped (IP, ARP and the driver take
+ * their own locks, and a local delivery comes back into tcp_rcv), so
+ * two CPUs that each took one off the queue could put them on the wire
+ * swapped.  Hence one flusher at a time: whoever finds `flushing` set
+ * leaves its segments in the queue, and the flusher that is running
+ * sends them after its own, before it lets go (it rechecks the queue
+ * under the lock it clears the flag with).  A flusher that re-enters
+ * (a segment to a local address) only queues, like any other.
+ */
 void
 tcp_unlock_flush(uint32_t flags)
 {
 	struct txq_ent e;
 
-	spin_unlock_irqrestore(&tcp_lock, flags);
-	for (;;) {
-		flags = spin_lock_irqsave(&tcp_lock);
-		if (txq_len == 0) {
-			spin_unlock_irqrestore(&tcp_lock, flags);
-			return;
-		}
+	ASSERT(spin_held(&tcp_lock));
+	if (flushing) {
+		spin_unlock_irqrestore(&tcp_lock, flags);
+		return; /* the running flusher sends ours too */
+	}
+	flushing = true;
+	while (txq_len > 0) {
 		e = txq[txq_head];
 		txq_head = (txq_head + 1) % TXQ_MAX;
 		txq_len--;
 		spin_unlock_irqrestore(&tcp_lock, flags);
+		for (unsigned i = 0; i < tx_delay_loops; i++)
+			cpu_relax();
 		ip_send(e.skb, e.src, e.dst, IP_PROTO_TCP, 0);
+		flags = spin_lock_irqsave(&tcp_lock);
 	}
+	flushing = false;
+	spin_unlock_irqrestore(&tcp_lock, flags);
 }
 
 static uint32_t
@@ -224,6 +252,7 @@ tcp_mod_init(void)
 		return r;
 	stopping = false;
 	txq_head = txq_len = 0;
+	flushing = false;
 	timer_init(&tcp_timer, tcp_timer_fn, NULL);
 	work_init(&tcp_work, tcp_work_fn);
 	r = sock_register(&tcp_proto_ops);

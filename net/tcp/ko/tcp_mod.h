@@ -11,8 +11,10 @@
  *
  * Locking: tcp_lock (irqsave) around every call into the core.  The
  * core's emit callback only queues built skbs; whoever called the core
- * sends them with tcp_flush() after dropping the lock.  The event
- * callback only wakes and queues work.
+ * unlocks with tcp_unlock_flush(), which sends them with the lock
+ * dropped, one flusher at a time so they leave in the order the core
+ * emitted them (a caller that finds a flush running leaves its segments
+ * to it).  The event callback only wakes and queues work.
  */
 #ifndef NET_TCP_KO_TCP_MOD_H
 #define NET_TCP_KO_TCP_MOD_H
@@ -35,7 +37,8 @@ extern spinlock_t tcp_lock;
 extern struct waitq tcp_wq; /* blocking callers wait here */
 
 uint32_t tcp_lock_irqsave(void);
-/* Unlock, then send what the core emitted meanwhile. */
+/* Unlock, then send what the core emitted meanwhile, in order (or leave
+ * it to the flush already running).  Lock held. */
 void tcp_unlock_flush(uint32_t flags);
 /* Run the clock and the services soon (from any context). */
 void tcp_kick(void);

@@ -27,6 +27,7 @@
  * passed, 1 when one failed, 2 on bad usage or an unreadable capture.
  */
 #include <arpa/inet.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,14 +106,18 @@ ep(char *buf, uint32_t a, uint16_t p)
 	return buf;
 }
 
-static void
-problem(const struct conn *c, const char *what, uint32_t got, uint32_t want)
+static void __attribute__((format(printf, 2, 3)))
+problem(const struct conn *c, const char *fmt, ...)
 {
 	char l[32], r[32];
+	va_list ap;
 
-	printf("frame %u: %s -> %s: %s (%u, expected at least %u)\n", frame_no,
-	       ep(l, c->laddr, c->lport), ep(r, c->raddr, c->rport), what, got,
-	       want);
+	printf("frame %u: %s -> %s: ", frame_no, ep(l, c->laddr, c->lport),
+	       ep(r, c->raddr, c->rport));
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
 }
 
 static void
@@ -178,7 +183,8 @@ data_order(struct conn *c, uint32_t seq, uint32_t end)
 	}
 	if (c->retrans == h.retrans && c->peer_segs - h.peer_segs < 3) {
 		c->overtaken++;
-		problem(c, "overtaken: sent after later data", seq, h.end);
+		problem(c, "overtaken: seq %u sent after data from %u", seq,
+		        h.end);
 	} else {
 		c->lost++; /* lost before the wire, then retransmitted */
 		c->retrans++;
@@ -212,11 +218,12 @@ sent(struct conn *c, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
 		return;
 	if (c->have_ack && seq_lt(ack, c->ack)) {
 		c->ack_back++;
-		problem(c, "ACK went back", ack, c->ack);
+		problem(c, "ACK went back to %u from %u", ack, c->ack);
 	}
 	if (c->have_ack && seq_lt(ack + win, c->edge)) {
 		c->edge_back++;
-		problem(c, "window right edge went back", ack + win, c->edge);
+		problem(c, "window right edge went back to %u from %u",
+		        ack + win, c->edge);
 	}
 	if (!c->have_ack || seq_lt(c->ack, ack))
 		c->ack = ack;
