@@ -2,9 +2,10 @@
  * tcp.ko's console commands (owned by the module: the shell holds a
  * reference while one runs, and none starts while rmmod is going on):
  *
- *   tcpconnect [-w|-r] ADDR PORT [MSG]   connect, send MSG, read the echo,
- *       close (we close first: TIME_WAIT here); -w waits for the peer to
- *       close first; -r resets instead of closing
+ *   tcpconnect [-w|-r] [-t MS] ADDR PORT [MSG]   connect (giving up
+ *       after MS, default 10 s), send MSG, read the echo, close (we close
+ *       first: TIME_WAIT here); -w waits for the peer to close first;
+ *       -r resets instead of closing
  *   tcplisten PORT                       accept one connection, receive
  *       to the end checking the test pattern, report throughput
  *   tcpbulk ADDR PORT BYTES[K|M]         send the test pattern, half
@@ -23,7 +24,9 @@
 #include <kernel/string.h>
 #include <kernel/timer.h>
 
-#define CHUNK 4096
+#define CHUNK               4096
+#define CONNECT_TIMEOUT_MS  10000 /* default; the SYN retries take 63 s */
+#define CONNECT_TIMEOUT_MAX 3600000u
 
 static uint8_t
 pat(uint64_t i)
@@ -59,31 +62,44 @@ fmt_ep(char *buf, size_t size, uint32_t a, uint16_t p)
 	return buf;
 }
 
-/* Socket, connect, report; NULL after printing the error. */
-static struct socket *
-connect_to(const char *cmd, uint32_t addr, uint16_t port, long timeo)
+/* Socket, connect (giving up after connect_ms), report; the error after
+ * printing it. */
+static int
+connect_to(const char *cmd, uint32_t addr, uint16_t port, long connect_ms,
+           long timeo, struct socket **out)
 {
 	struct sockaddr_in4 to = {addr, port};
 	struct socket *sk;
 	char l[24], r[24];
-	int e = sock_create(SOCK_STREAM, IP_PROTO_TCP, &sk);
+	uint32_t f;
+	int e = sock_create(SOCK_STREAM, IP_PROTO_TCP, &sk), core_err = 0;
 
-	if (e != 0) {
-		cmd_error(cmd, e, "cannot create a TCP socket");
-		return NULL;
-	}
+	*out = NULL;
+	if (e != 0)
+		return cmd_error(cmd, e, "cannot create a TCP socket");
 	sk->rcvtimeo_ms = timeo;
+	tcp_sock_set_connect_timeout(sk, connect_ms);
 	e = sock_connect(sk, &to);
 	if (e != 0) {
+		f = tcp_lock_irqsave();
+		core_err = tcp_get_error(tcp_sock_pcb(sk));
+		spin_unlock_irqrestore(&tcp_lock, f);
+	}
+	if (e == -ETIMEDOUT && core_err == 0) /* our limit, not the SYNs' */
+		cmd_error(cmd, e, "%s: no answer in %ld ms",
+		          fmt_ep(r, sizeof(r), addr, port), connect_ms);
+	else if (e != 0)
 		cmd_error(cmd, e, "%s: connect failed",
 		          fmt_ep(r, sizeof(r), addr, port));
+	if (e != 0) {
 		sock_close(sk);
-		return NULL;
+		return e;
 	}
 	kprintf("%s: connected %s -> %s\n", cmd,
 	        fmt_ep(l, sizeof(l), sk->local.addr, sk->local.port),
 	        fmt_ep(r, sizeof(r), addr, port));
-	return sk;
+	*out = sk;
+	return 0;
 }
 
 /* Reset instead of a graceful close; sock_close then gives the (now
@@ -101,6 +117,8 @@ static int
 cmd_tcpconnect(int argc, char **argv)
 {
 	bool wait_peer = false, reset = false;
+	long connect_ms = CONNECT_TIMEOUT_MS;
+	unsigned long v;
 	const char *msg = "hello from modref";
 	char buf[128];
 	struct socket *sk;
@@ -114,7 +132,15 @@ cmd_tcpconnect(int argc, char **argv)
 			wait_peer = true;
 		else if (strcmp(argv[i], "-r") == 0)
 			reset = true;
-		else
+		else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
+			i++;
+			if (parse_ulong(argv[i], &v) != 0 || v == 0 ||
+			    v > CONNECT_TIMEOUT_MAX)
+				return cmd_error("tcpconnect", -EINVAL,
+				                 "bad timeout '%s' (1..%u ms)",
+				                 argv[i], CONNECT_TIMEOUT_MAX);
+			connect_ms = (long)v;
+		} else
 			return cmd_usage("tcpconnect");
 	}
 	if (argc - i < 2 || argc - i > 3)
@@ -128,9 +154,9 @@ cmd_tcpconnect(int argc, char **argv)
 	if (len == 0 || len >= sizeof(buf))
 		return cmd_error("tcpconnect", -EINVAL, "message length %u",
 		                 (unsigned)len);
-	sk = connect_to("tcpconnect", addr, port, 10000);
-	if (sk == NULL)
-		return -ECONNREFUSED;
+	r = connect_to("tcpconnect", addr, port, connect_ms, 10000, &sk);
+	if (r != 0)
+		return r;
 	r = sock_sendto(sk, msg, len, NULL);
 	while (r >= 0 && got < len) {
 		r = sock_recvfrom(sk, buf + got, len - got, NULL, 0);
@@ -212,10 +238,10 @@ cmd_tcpbulk(int argc, char **argv)
 	buf = kmalloc(CHUNK, TCP_TAG);
 	if (buf == NULL)
 		return cmd_error("tcpbulk", -ENOMEM, "no buffer");
-	sk = connect_to("tcpbulk", addr, port, 30000);
-	if (sk == NULL) {
+	r = connect_to("tcpbulk", addr, port, CONNECT_TIMEOUT_MS, 30000, &sk);
+	if (r != 0) {
 		kfree(buf);
-		return -ECONNREFUSED;
+		return r;
 	}
 	start = now_ms();
 	while (sent < total && r >= 0) {
@@ -405,8 +431,9 @@ cmd_tcpecho(int argc, char **argv)
 
 static struct command tcp_cmds[] = {
     {.name = "tcpconnect",
-     .usage = "tcpconnect [-w|-r] ADDR PORT [MSG]",
-     .help = "TCP: connect, echo MSG, close (-w peer first, -r reset)",
+     .usage = "tcpconnect [-w|-r] [-t MS] ADDR PORT [MSG]",
+     .help = "TCP: connect (-t: give up after MS, default 10000), echo "
+             "MSG, close (-w peer first, -r reset)",
      .fn = cmd_tcpconnect},
     {.name = "tcplisten",
      .usage = "tcplisten PORT",

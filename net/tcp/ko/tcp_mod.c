@@ -84,13 +84,13 @@ tcp_emit(void *ctx, const struct tcp_seg *seg)
 /*
  * Unlock and transmit what the core emitted, in the order it emitted it.
  * Segments are sent with tcp_lock dropped (IP, ARP and the driver take
- * their own locks, and a local delivery comes back into tcp_rcv), so
+ * their own locks, and a local delivery would come back into tcp_rcv), so
  * two CPUs that each took one off the queue could put them on the wire
  * swapped.  Hence one flusher at a time: whoever finds `flushing` set
  * leaves its segments in the queue, and the flusher that is running
  * sends them after its own, before it lets go (it rechecks the queue
- * under the lock it clears the flag with).  A flusher that re-enters
- * (a segment to a local address) only queues, like any other.
+ * under the lock it clears the flag with).  A flusher that re-entered
+ * (through a local delivery) would only queue, like any other.
  */
 void
 tcp_unlock_flush(uint32_t flags)

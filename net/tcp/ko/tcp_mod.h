@@ -54,6 +54,9 @@ int tcp_bind_ephemeral(struct tcp_pcb *pcb, uint32_t addr);
 /* Wait (Ctrl-C-able, ms < 0: forever) until tcp_poll(pcb) & mask. */
 int tcp_wait_pcb(struct tcp_pcb *pcb, unsigned mask, long ms);
 struct tcp_pcb *tcp_sock_pcb(struct socket *sk);
+/* connect() gives up with -ETIMEDOUT after ms (< 0: only the SYN
+ * retries bound it, the default). */
+void tcp_sock_set_connect_timeout(struct socket *sk, long ms);
 
 /* tcp_echo.c */
 int tcp_echo_start(uint16_t port);

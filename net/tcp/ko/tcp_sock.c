@@ -27,12 +27,19 @@ struct tcp_sk {
 	struct tcp_user u; /* first: the pcb's user pointer */
 	struct tcp_pcb *pcb;
 	struct socket *sk;
+	long connect_ms; /* connect gives up after this; < 0: SYN retries */
 };
 
 struct tcp_pcb *
 tcp_sock_pcb(struct socket *sk)
 {
 	return ((struct tcp_sk *)sk->proto_data)->pcb;
+}
+
+void
+tcp_sock_set_connect_timeout(struct socket *sk, long ms)
+{
+	((struct tcp_sk *)sk->proto_data)->connect_ms = ms;
 }
 
 /* Lock held. */
@@ -101,6 +108,7 @@ tcp_sock_init(struct socket *sk)
 	if (r == 0) {
 		ts->u.kind = TCP_USER_SOCK;
 		ts->sk = sk;
+		ts->connect_ms = -1;
 		tcp_set_user(ts->pcb, ts);
 	}
 	spin_unlock_irqrestore(&tcp_lock, f);
@@ -147,7 +155,10 @@ tcp_sock_bind(struct socket *sk, const struct sockaddr_in4 *a)
 	return r;
 }
 
-/* Blocks (Ctrl-C: -EINTR) until established, refused or timed out. */
+/* Blocks until established, refused, or timed out: by the SYN retries
+ * (-ETIMEDOUT after about 63 s) or by the socket's connect timeout
+ * (-ETIMEDOUT); Ctrl-C: -EINTR.  On an error the pcb may still be in
+ * SYN-SENT: the caller closes the socket, which drops it. */
 static int
 tcp_sock_connect(struct socket *sk, const struct sockaddr_in4 *a)
 {
@@ -155,7 +166,7 @@ tcp_sock_connect(struct socket *sk, const struct sockaddr_in4 *a)
 	struct dst_entry *dst;
 	struct tcp_info info;
 	uint32_t saddr, f;
-	int r;
+	int r, w;
 
 	if (a->addr == 0 || a->port == 0 || a->addr == IPV4_BROADCAST)
 		return -EINVAL;
@@ -178,16 +189,17 @@ tcp_sock_connect(struct socket *sk, const struct sockaddr_in4 *a)
 	sk->local.addr = saddr;
 	sk->local.port = info.lport;
 	sk->remote = *a;
-	r = tcp_wait_pcb(ts->pcb, TCP_EV_ERROR | TCP_EV_WRITABLE, -1);
-	if (r != 0)
-		return r;
+	w = tcp_wait_pcb(ts->pcb, TCP_EV_ERROR | TCP_EV_WRITABLE,
+	                 ts->connect_ms);
 	f = tcp_lock_irqsave();
-	r = tcp_get_state(ts->pcb) >= TCP_ESTABLISHED ? 0
-	                                              : tcp_get_error(ts->pcb);
+	if (tcp_get_state(ts->pcb) >= TCP_ESTABLISHED)
+		r = 0; /* made it, even if the wait timed out meanwhile */
+	else
+		r = tcp_get_error(ts->pcb) != 0 ? tcp_get_error(ts->pcb) : w;
 	spin_unlock_irqrestore(&tcp_lock, f);
 	if (r == 0)
 		sk->connected = true;
-	return r != 0 ? r : 0;
+	return r;
 }
 
 /* Sends everything (blocking, Ctrl-C-able) unless the socket is

@@ -22,6 +22,9 @@
  *       sequence number is exactly the last ACK the peer sent on that
  *       connection (the peer's RCV.NXT), so the peer accepts it
  *       (RFC 9293 3.10.7.4, RFC 5961 3.2) rather than challenging it.
+ *   tcp-pcapcheck arp PCAP ADDR
+ *       Someone asked for ADDR's hardware address (an ARP request for
+ *       it is in the capture): the guest is trying to reach it.
  *
  * Prints one line per problem and a summary; exit 0 when every check
  * passed, 1 when one failed, 2 on bad usage or an unreadable capture.
@@ -62,6 +65,7 @@ struct conn {
 
 static struct conn conns[MAXCONN];
 static unsigned nconn;
+static unsigned arp_requests; /* for ADDR */
 static unsigned frame_no;
 
 static int
@@ -239,6 +243,11 @@ frame(const uint8_t *f, uint32_t n, uint32_t addr)
 	uint32_t ihl, tlen, doff, src, dst;
 	struct conn *c;
 
+	/* ARP for IPv4 over Ethernet (RFC 826): the request's target. */
+	if (n >= 14 + 28 && be16(f + 12) == 0x0806 && be16(f + 14) == 1 &&
+	    be16(f + 16) == 0x0800 && be16(f + 20) == 1 &&
+	    be32(f + 14 + 24) == addr)
+		arp_requests++;
 	if (n < 14 + 20 || be16(f + 12) != 0x0800)
 		return;
 	ip = f + 14;
@@ -315,7 +324,8 @@ static int
 usage(void)
 {
 	fprintf(stderr, "usage: tcp-pcapcheck order PCAP ADDR [MIN_DATA]\n"
-	                "       tcp-pcapcheck rst PCAP ADDR PORT\n");
+	                "       tcp-pcapcheck rst PCAP ADDR PORT\n"
+	                "       tcp-pcapcheck arp PCAP ADDR\n");
 	return 2;
 }
 
@@ -349,6 +359,11 @@ main(int argc, char **argv)
 			       "at least %lu\n",
 			       data, min);
 		return bad == 0 && data >= min ? 0 : 1;
+	}
+	if (strcmp(argv[1], "arp") == 0 && argc == 4) {
+		printf("tcp-pcapcheck: %u ARP requests for %s\n", arp_requests,
+		       argv[3]);
+		return arp_requests > 0 ? 0 : 1;
 	}
 	if (strcmp(argv[1], "rst") == 0 && argc == 5) {
 		unsigned long port = strtoul(argv[4], NULL, 10);
