@@ -104,7 +104,8 @@ struct dst_entry {
 extern struct net_device *blackhole_dev;
 
 void route_init(void);
-/* 0, -EINVAL, -EEXIST, -ENOSPC, -ENODEV. */
+/* 0, -EINVAL, -EEXIST, -ENOSPC, -ENODEV.  ifindex 0 with a gateway: the
+ * device of the gateway's connected route, or -ENETUNREACH. */
 int inet_route_add(uint32_t prefix, unsigned len, uint32_t gw, int ifindex,
                    uint32_t metric);
 int inet_route_del(uint32_t prefix, unsigned len, int ifindex);
