@@ -223,7 +223,7 @@ frame_account(const struct net_drop_stats *st)
 
 	for (int r = 1; r < NET_DROP_COUNT; r++) {
 		const char *l = net_drop_layer(r);
-		if (r == NET_DROP_ARP_QUEUE_REPLACED ||
+		if (r == NET_DROP_ARP_QUEUE_FULL ||
 		    r == NET_DROP_ARP_UNRESOLVED || r == NET_DROP_IP_NO_ROUTE)
 			continue;
 		if (strcmp(l, "ether") == 0 || strcmp(l, "arp") == 0 ||

@@ -5,7 +5,9 @@
  *
  * Pins down: a neighbour entry and a queued packet hold the device and
  * NETDEV_DOWN lets go of both; an unanswered neighbour fails after three
- * requests and drops its packet (ARP_UNRESOLVED); an entry somebody holds
+ * requests and drops its packet (ARP_UNRESOLVED); an unresolved
+ * neighbour queues three packets (older ones dropped as ARP_QUEUE_FULL)
+ * and sends them in order on the reply; an entry somebody holds
  * becomes a dead stub without a device reference; a dst held across unregister
  * is moved to the blackhole device (unregister completes, sending through it
  * fails with ENETUNREACH); a socket bound to the device holds it until
@@ -20,12 +22,18 @@
 #include <kernel/sched.h>
 #include <kernel/string.h>
 #include "net/inet.h"
+#include "net/arp_proto.h"
+#include "net/ether_hdr.h"
 #include "net/ipv4_hdr.h"
 
 #define NET_A IP4(192, 168, 77, 1)
 #define NET_B IP4(192, 168, 77, 2)
+#define NET_C IP4(192, 168, 77, 3)
 
 static volatile int fake_xmits;
+/* The ICMP sequence numbers of the IPv4/ICMP frames sent, in order. */
+static volatile uint16_t fake_seqs[8];
+static volatile unsigned fake_nseqs;
 
 static int
 fake_open(struct net_device *dev)
@@ -37,8 +45,15 @@ fake_open(struct net_device *dev)
 static int
 fake_xmit(struct sk_buff *skb, struct net_device *dev)
 {
+	const uint8_t *p = skb->data;
+
 	(void)dev;
 	fake_xmits++;
+	if (skb->len >= ETH_HLEN + IPV4_HLEN + 8 &&
+	    get_be16(p + 12) == ETH_P_IP && p[ETH_HLEN + 9] == IP_PROTO_ICMP &&
+	    fake_nseqs < 8)
+		fake_seqs[fake_nseqs++] =
+		    get_be16(p + ETH_HLEN + IPV4_HLEN + 6);
 	kfree_skb(skb);
 	return NETDEV_TX_OK;
 }
@@ -132,6 +147,74 @@ unresolved_neighbour_fails(struct ktest *t)
 	/* the FAILED entry and the dst remain; the skb is gone */
 	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 2);
 	KEXPECT_EQ(t, arp_count_dev(dev->ifindex), 1);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
+/* An ARP reply from ip (MAC 02:..:ip's last byte) to our NET_A, as
+ * the fake device's driver would hand it up. */
+static void
+fake_arp_reply(struct net_device *dev, uint32_t ip)
+{
+	uint8_t mac[ETH_ALEN] = {0x02, 0, 0, 0, 0, (uint8_t)ip};
+	struct sk_buff *skb = netdev_alloc_skb(dev, ETH_ZLEN);
+	struct arp_pkt a;
+
+	if (skb == NULL)
+		return;
+	arp_make_request(&a, mac, ip, NET_A);
+	a.op = ARP_OP_REPLY;
+	memcpy(a.tha, dev->dev_addr, ETH_ALEN);
+	ether_build(skb_put(skb, ETH_HLEN), ETH_HLEN, dev->dev_addr, mac,
+	            ETH_P_ARP);
+	arp_build(skb_put(skb, ARP_LEN), ARP_LEN, &a);
+	netif_receive_skb(skb);
+}
+
+/* Five packets to an unresolved neighbour: three wait (each holding the
+ * device), the two oldest are dropped as ARP_QUEUE_FULL, the reply sends
+ * the three in order.  Four more to another neighbour: NETDEV_DOWN drops
+ * the three queued as ARP_UNRESOLVED and every reference goes. */
+static void
+arp_queue_holds_three(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct net_drop_stats before, after;
+	int base, x0;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	base = netdev_refcnt_read(dev);
+	x0 = fake_xmits;
+	fake_nseqs = 0;
+	inet_drop_snapshot(&before);
+	for (uint16_t seq = 1; seq <= 5; seq++)
+		KEXPECT_EQ(t, icmp_send_echo(NET_B, 3, seq, 8), 0);
+	KEXPECT_EQ(t, fake_xmits, x0 + 1); /* one ARP request */
+	inet_drop_snapshot(&after);
+	KEXPECT_EQ(t, after.count[NET_DROP_ARP_QUEUE_FULL],
+	           before.count[NET_DROP_ARP_QUEUE_FULL] + 2);
+	/* the entry, three queued skbs and the cached dst */
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 5);
+	fake_arp_reply(dev, NET_B);
+	KEXPECT_EQ(t, fake_xmits, x0 + 4);
+	KEXPECT_EQ(t, fake_nseqs, 3);
+	KEXPECT_EQ(t, fake_seqs[0], 3);
+	KEXPECT_EQ(t, fake_seqs[1], 4);
+	KEXPECT_EQ(t, fake_seqs[2], 5);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 2);
+	for (uint16_t seq = 1; seq <= 4; seq++)
+		KEXPECT_EQ(t, icmp_send_echo(NET_C, 3, seq, 8), 0);
+	/* plus C's entry, three skbs and its dst */
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 7);
+	KEXPECT_EQ(t, dev_close(dev), 0);
+	inet_drop_snapshot(&after);
+	KEXPECT_EQ(t, after.count[NET_DROP_ARP_QUEUE_FULL],
+	           before.count[NET_DROP_ARP_QUEUE_FULL] + 3);
+	KEXPECT_EQ(t, after.count[NET_DROP_ARP_UNRESOLVED],
+	           before.count[NET_DROP_ARP_UNRESOLVED] + 3);
+	KEXPECT_EQ(t, arp_count_dev(dev->ifindex), 0);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 2); /* the two dsts */
 	KEXPECT_EQ(t, unregister_netdev(dev), 0);
 }
 
@@ -259,6 +342,7 @@ socket_registry_and_timeouts(struct ktest *t)
 
 KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(unresolved_neighbour_fails),
+            KTEST_CASE(arp_queue_holds_three),
             KTEST_CASE(held_neighbour_becomes_stub),
             KTEST_CASE(dst_moves_to_blackhole),
             KTEST_CASE(bound_socket_holds_until_unregister),
