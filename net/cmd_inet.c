@@ -249,6 +249,10 @@ cmd_netstat(int argc, char **argv)
 	        inet_mib.arp_ok, inet_mib.arp_out);
 	kprintf("icmp: %u received, %u sent\n", inet_mib.icmp_in,
 	        inet_mib.icmp_out);
+	kprintf("icmp errors: %u sent, rate-limited %u per destination, %u "
+	        "host-wide\n",
+	        inet_mib.icmp_err_out, inet_mib.icmp_rl_peer,
+	        inet_mib.icmp_rl_global);
 	kprintf("udp: %u received, %u sent\n", inet_mib.udp_in,
 	        inet_mib.udp_out);
 	inet_drop_snapshot(&st);
