@@ -1,14 +1,15 @@
 /*
  * The neighbour cache: IPv4 address -> MAC per device, driven by the
  * pure state machine in neigh_fsm.c.  This file supplies what the
- * machine leaves to its caller: the table, the lock, the one queued
- * packet per entry, the clock (arp_tick from the inet thread) and the
- * device reference.
+ * machine leaves to its caller: the table, the lock, the packets queued
+ * on an unresolved entry (as many as the machine counts, oldest first:
+ * n->qlen == n->e.queued, asserted), the clock (arp_tick from the inet
+ * thread) and the device reference.
  *
  * References: a live entry holds its device (tag "arp", try_dev_hold,
  * so none is taken once the device is unregistering).  NETDEV_DOWN and
  * NETDEV_UNREGISTER call arp_ifdown(), which unlinks every entry of the
- * device, drops its queued packet and its device reference at once.  An
+ * device, drops its queued packets and its device reference at once.  An
  * entry somebody still holds (neigh_lookup_hold, or arp_output between
  * its lock sections) survives as a harmless stub, like Linux's
  * neigh_ifdown: dead, no device, output on it is dropped; the last
@@ -25,6 +26,7 @@
 #include "net/neigh_fsm.h"
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
+#include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <kernel/spinlock.h>
 #include <kernel/string.h>
@@ -39,7 +41,8 @@ struct neighbour {
 	struct dev_tracker tracker;
 	int ifindex;
 	char ifname[IFNAMSIZ];
-	struct sk_buff *queued;
+	struct list_head queue; /* skbs waiting for resolution, oldest first */
+	unsigned qlen;
 	int refcnt; /* the table's one while linked, plus users */
 	bool dead;
 };
@@ -101,11 +104,24 @@ arp_queue_pkt(struct xmit_list *x, struct net_device *dev, uint16_t op,
 	INET_INC(arp_out);
 }
 
+/* Lock held. */
+static void
+queue_drop_all(struct neighbour *n, enum net_drop why)
+{
+	while (!list_empty(&n->queue)) {
+		struct sk_buff *skb =
+		    list_entry(n->queue.next, struct sk_buff, list);
+		list_del_init(&skb->list);
+		n->qlen--;
+		inet_drop_skb(skb, why);
+	}
+	ASSERT(n->qlen == 0);
+}
+
 static void
 neigh_free(struct neighbour *n)
 {
-	if (n->queued != NULL)
-		kfree_skb(n->queued);
+	ASSERT(list_empty(&n->queue)); /* neigh_kill dropped them */
 	kfree(n);
 }
 
@@ -119,10 +135,7 @@ neigh_kill(struct neighbour *n)
 	n->dead = true;
 	list_del_init(&n->link);
 	neigh_n--;
-	if (n->queued != NULL) {
-		inet_drop_skb(n->queued, NET_DROP_ARP_UNRESOLVED);
-		n->queued = NULL;
-	}
+	queue_drop_all(n, NET_DROP_ARP_UNRESOLVED);
 	dev_put_track(n->dev, &n->tracker);
 	n->dev = NULL;
 	if (--n->refcnt == 0)
@@ -139,22 +152,35 @@ neigh_apply(struct neighbour *n, const struct neigh_action *act,
 {
 	unsigned f = act->flags;
 
-	if ((f & NEIGH_ACT_SEND_QUEUED) && n->queued != NULL) {
-		eth_queue(x, n->queued, n->dev, n->e.mac, ETH_P_IP);
-		n->queued = NULL;
+	if (f & NEIGH_ACT_SEND_QUEUED) {
+		while (!list_empty(&n->queue)) {
+			struct sk_buff *q =
+			    list_entry(n->queue.next, struct sk_buff, list);
+			list_del_init(&q->list);
+			n->qlen--;
+			eth_queue(x, q, n->dev, n->e.mac, ETH_P_IP);
+		}
 	}
-	if ((f & NEIGH_ACT_DROP_QUEUED) && n->queued != NULL) {
-		inet_drop_skb(n->queued, act->queued_reason);
-		n->queued = NULL;
+	if (f & NEIGH_ACT_DROP_QUEUED)
+		queue_drop_all(n, act->queued_reason);
+	if ((f & NEIGH_ACT_DROP_OLDEST) && !list_empty(&n->queue)) {
+		struct sk_buff *old =
+		    list_entry(n->queue.next, struct sk_buff, list);
+		list_del_init(&old->list);
+		n->qlen--;
+		inet_drop_skb(old, NET_DROP_ARP_QUEUE_FULL);
 	}
 	if ((f & NEIGH_ACT_XMIT) && skb != NULL) {
 		eth_queue(x, skb, n->dev, n->e.mac, ETH_P_IP);
 		skb = NULL;
 	}
 	if ((f & NEIGH_ACT_QUEUE) && skb != NULL) {
-		n->queued = skb;
+		list_add_tail(&skb->list, &n->queue);
+		n->qlen++;
 		skb = NULL;
 	}
+	/* The machine counts what we hold (a dead stub holds nothing). */
+	ASSERT(n->qlen == (n->dead ? 0 : n->e.queued));
 	if (skb != NULL)
 		inet_drop_skb(skb, NET_DROP_ARP_UNRESOLVED);
 	if (f & NEIGH_ACT_SEND_REQUEST)
@@ -186,6 +212,7 @@ neigh_create(struct net_device *dev, uint32_t ip, struct neighbour **fresh)
 		return NULL;
 	*fresh = NULL;
 	neigh_init(&n->e, ip);
+	INIT_LIST_HEAD(&n->queue);
 	n->dev = dev;
 	n->ifindex = dev->ifindex;
 	strlcpy(n->ifname, dev->name, sizeof(n->ifname));
@@ -360,8 +387,8 @@ arp_show(void)
 		if (n->e.timer != 0)
 			kprintf(" timer %llums",
 			        n->e.timer > now ? n->e.timer - now : 0);
-		if (n->queued != NULL)
-			kprintf(" queued 1");
+		if (n->qlen != 0)
+			kprintf(" queued %u", n->qlen);
 		kprintf("\n");
 		count++;
 	}

@@ -2,7 +2,7 @@
  * Console commands of the IPv4 stack (docs/commands.md, docs/inet.md):
  *
  *   ip addr [show] | ip addr add A/N dev D | ip addr del A[/N] dev D
- *   ip route [show] | ip route add P/N|default [via G] dev D [metric M]
+ *   ip route [show] | ip route add P/N|default [via G] [dev D] [metric M]
  *   ip route del P/N|default [dev D]
  *   arp                      the neighbour cache
  *   ping [-c N] [-s SIZE] [-i MS] ADDR
@@ -115,6 +115,7 @@ ip_route(int argc, char **argv)
 	unsigned len;
 	unsigned long metric = 0;
 	int ifindex = 0, r, i;
+	char gwbuf[16];
 	bool add;
 
 	if (argc == 2 || (argc == 3 && strcmp(argv[2], "show") == 0)) {
@@ -125,7 +126,7 @@ ip_route(int argc, char **argv)
 	if ((!add && strcmp(argv[2], "del") != 0) || argc < 4)
 		return cmd_error("ip", -EINVAL,
 		                 "usage: ip route add|del P/N|default [via G] "
-		                 "dev D [metric M]");
+		                 "[dev D] [metric M]");
 	if (parse_prefix(argv[3], &prefix, &len, 32) != 0)
 		return cmd_error("ip", -EINVAL, "bad prefix '%s'", argv[3]);
 	for (i = 4; i + 1 < argc; i += 2) {
@@ -148,10 +149,15 @@ ip_route(int argc, char **argv)
 	}
 	if (i != argc)
 		return cmd_error("ip", -EINVAL, "unexpected '%s'", argv[i]);
-	if (add && ifindex == 0)
-		return cmd_error("ip", -EINVAL, "a route needs dev DEV");
+	if (add && ifindex == 0 && gw == 0)
+		return cmd_error("ip", -EINVAL, "a route needs via G or dev D");
 	r = add ? inet_route_add(prefix, len, gw, ifindex, (uint32_t)metric)
 	        : inet_route_del(prefix, len, ifindex);
+	if (r == -ENETUNREACH)
+		return cmd_error("ip", r,
+		                 "%s %s: gateway %s is not on a "
+		                 "connected network",
+		                 argv[2], argv[3], inet_ntoa_r(gw, gwbuf));
 	if (r != 0)
 		return cmd_error("ip", r, "%s %s: %s", argv[2], argv[3],
 		                 r == -EEXIST  ? "route exists"
@@ -180,7 +186,7 @@ cmd_inet_ip(int argc, char **argv)
 COMMAND(ip,
         "ip link [show [DEV] | set DEV up|down] | "
         "ip addr [add|del A/N dev D] | "
-        "ip route [add|del P/N|default [via G] dev D [metric M]]",
+        "ip route [add|del P/N|default [via G] [dev D] [metric M]]",
         "devices (link), addresses, routes", cmd_inet_ip);
 
 static int
@@ -217,7 +223,7 @@ frame_account(const struct net_drop_stats *st)
 
 	for (int r = 1; r < NET_DROP_COUNT; r++) {
 		const char *l = net_drop_layer(r);
-		if (r == NET_DROP_ARP_QUEUE_REPLACED ||
+		if (r == NET_DROP_ARP_QUEUE_FULL ||
 		    r == NET_DROP_ARP_UNRESOLVED || r == NET_DROP_IP_NO_ROUTE)
 			continue;
 		if (strcmp(l, "ether") == 0 || strcmp(l, "arp") == 0 ||
@@ -243,6 +249,10 @@ cmd_netstat(int argc, char **argv)
 	        inet_mib.arp_ok, inet_mib.arp_out);
 	kprintf("icmp: %u received, %u sent\n", inet_mib.icmp_in,
 	        inet_mib.icmp_out);
+	kprintf("icmp errors: %u sent, rate-limited %u per destination, %u "
+	        "host-wide\n",
+	        inet_mib.icmp_err_out, inet_mib.icmp_rl_peer,
+	        inet_mib.icmp_rl_global);
 	kprintf("udp: %u received, %u sent\n", inet_mib.udp_in,
 	        inet_mib.udp_out);
 	inet_drop_snapshot(&st);

@@ -7,7 +7,9 @@
  * DHCP client never keeps a driver module from unloading.
  *
  * Lease events: BOUND configures the address, its connected route and a
- * default route via the router; LOST removes them.  `dhcp DEV` starts the
+ * default route via the router (at the lowest free metric, so each NIC
+ * can have one); LOST removes them.  A failed `dhcp DEV` leaves the
+ * link as it was (down if it brought it up).  `dhcp DEV` starts the
  * client (bringing the device up first) and waits for the first lease.
  */
 #include "net/inet.h"
@@ -23,7 +25,8 @@
 #include <kernel/timer.h>
 #include <kernel/x86.h>
 
-#define DHCP_BUF 576 /* RFC 2131: the least a client must accept */
+#define DHCP_BUF        576 /* RFC 2131: the least a client must accept */
+#define DHCP_MAX_METRIC 16  /* default routes tried: one per NIC */
 
 struct dhcp_if {
 	struct list_head link;
@@ -33,8 +36,9 @@ struct dhcp_if {
 	struct socket *sk;
 	int refcnt; /* the thread and each waiting command */
 	volatile bool bound, done;
-	struct waitq wq; /* commands wait for bound/done */
-	uint32_t addr, plen, router;
+	volatile int apply_err; /* the last lease could not be set */
+	struct waitq wq;        /* commands wait for bound/done */
+	uint32_t addr, plen, router, metric;
 	uint8_t out[DHCP_BUILD_LEN];
 	uint8_t in[DHCP_BUF];
 };
@@ -61,12 +65,32 @@ lease_remove(struct dhcp_if *d)
 	if (d->addr == 0)
 		return;
 	if (d->router != 0)
-		inet_route_del(0, 0, d->ifindex);
+		inet_route_del(0, 0, d->ifindex); /* ours: the lowest there */
 	inet_addr_del(d->ifindex, d->addr);
 	d->addr = 0;
 }
 
+/* A default route via the router, at the lowest metric no other
+ * default route uses: the first lease keeps metric 0, each further
+ * NIC's comes after it (IPv4 refuses two equal default routes). */
 static void
+add_default_route(struct dhcp_if *d)
+{
+	int r = -EEXIST;
+
+	for (d->metric = 0; d->metric < DHCP_MAX_METRIC; d->metric++) {
+		r = inet_route_add(0, 0, d->router, d->ifindex, d->metric);
+		if (r != -EEXIST)
+			break;
+	}
+	if (r != 0) {
+		kprintf("dhcp: %s: no default route via the router: %s\n",
+		        d->name, errno_name(r));
+		d->router = 0; /* none of ours to remove */
+	}
+}
+
+static int
 lease_apply(struct dhcp_if *d)
 {
 	const struct dhcp_lease *l = &d->c.lease;
@@ -74,24 +98,30 @@ lease_apply(struct dhcp_if *d)
 	struct dev_tracker t;
 	char a[16], g[16];
 	int plen = l->mask != 0 ? ipv4_mask_len(l->mask) : 24;
+	int r;
 
 	lease_remove(d);
 	dev = dev_get_by_index(d->ifindex, &t, "dhcp");
 	if (dev == NULL)
-		return;
+		return -ENODEV;
 	if (plen <= 0)
 		plen = 24;
-	if (inet_addr_add(dev, l->addr, (unsigned)plen) == 0) {
-		d->addr = l->addr;
-		d->plen = (uint32_t)plen;
-		d->router = l->router;
-		if (l->router != 0)
-			inet_route_add(0, 0, l->router, d->ifindex, 0);
-	}
+	r = inet_addr_add(dev, l->addr, (unsigned)plen);
 	dev_put_track(dev, &t);
+	if (r != 0) {
+		kprintf("dhcp: %s: cannot use %s/%d: %s\n", d->name,
+		        inet_ntoa_r(l->addr, a), plen, errno_name(r));
+		return r;
+	}
+	d->addr = l->addr;
+	d->plen = (uint32_t)plen;
+	d->router = l->router;
+	if (l->router != 0)
+		add_default_route(d);
 	kprintf("dhcp: %s: bound %s/%d router %s lease %us\n", d->name,
 	        inet_ntoa_r(l->addr, a), plen, inet_ntoa_r(l->router, g),
 	        l->lease_s);
+	return 0;
 }
 
 static void
@@ -106,7 +136,7 @@ handle_out(struct dhcp_if *d, const struct dhcp_out *o)
 	if (o->events & DHCP_EV_NAK)
 		kprintf("dhcp: %s: NAK from the server\n", d->name);
 	if (o->events & DHCP_EV_BOUND) {
-		lease_apply(d);
+		d->apply_err = lease_apply(d);
 		d->bound = true;
 		wake_up(&d->wq);
 	}
@@ -228,6 +258,8 @@ dhcp_start(const char *ifname, long timeout_ms, char *msg, size_t size)
 	struct net_device *dev;
 	struct dev_tracker t;
 	struct dhcp_if *d;
+	bool opened;
+	char a[16];
 	int r;
 
 	dev = dev_get_by_name(ifname, &t, "dhcp");
@@ -235,7 +267,8 @@ dhcp_start(const char *ifname, long timeout_ms, char *msg, size_t size)
 		snprintf(msg, size, "no device %s", ifname);
 		return -ENODEV;
 	}
-	r = netif_running(dev) ? 0 : dev_open(dev);
+	opened = !netif_running(dev);
+	r = opened ? dev_open(dev) : 0;
 	if (r != 0) {
 		snprintf(msg, size, "%s: cannot bring it up", ifname);
 		goto out;
@@ -243,13 +276,23 @@ dhcp_start(const char *ifname, long timeout_ms, char *msg, size_t size)
 	d = dhcp_find_get(dev->ifindex);
 	if (d == NULL)
 		r = dhcp_create(dev, &d, msg, size);
-	if (r != 0)
+	if (r != 0) {
+		/* Nothing half-done: the link as we found it. */
+		if (opened)
+			dev_close(dev);
 		goto out;
+	}
 	r = wait_event_interruptible_timeout(d->wq, d->bound || d->done,
 	                                     timeout_ms);
 	if (r == 0 && !d->bound) {
 		r = -ENODEV;
 		snprintf(msg, size, "%s went away", ifname);
+	} else if (r == 0 && d->apply_err != 0) {
+		r = d->apply_err;
+		snprintf(
+		    msg, size,
+		    "%s: cannot set leased address %s (retried at renewal)",
+		    ifname, inet_ntoa_r(d->c.lease.addr, a));
 	} else if (r == -ETIMEDOUT) {
 		snprintf(msg, size, "%s: no lease yet (state %s); still trying",
 		         ifname, dhcp_state_name(d->c.state));

@@ -15,14 +15,16 @@
 NET_DIR   := $(HOSTBIN)/net
 NET_PROTO := net/inet_csum.c net/ether_hdr.c net/arp_proto.c \
 	net/neigh_fsm.c net/ipv4_hdr.c net/icmp_proto.c net/udp_proto.c \
-	net/route_table.c net/dhcp_proto.c net/dhcp_fsm.c net/net_drop.c
+	net/route_table.c net/dhcp_proto.c net/dhcp_fsm.c net/net_drop.c \
+	net/tbucket.c
 NET_PROTO_H := $(NET_PROTO:.c=.h) net/proto_lib.h
 NET_TESTSRC := tests/net/unittest.c tests/net/test_csum.c \
 	tests/net/test_ether_arp.c tests/net/test_neigh.c \
 	tests/net/test_ipv4.c tests/net/test_icmp_udp.c \
 	tests/net/test_route.c tests/net/test_dhcp.c \
 	tests/net/test_dhcp_fsm.c tests/net/test_slirp.c \
-	tests/net/test_drop.c tests/net/packets.c tests/net/pipeline.c \
+	tests/net/test_drop.c tests/net/test_tbucket.c tests/net/packets.c \
+	tests/net/pipeline.c \
 	tests/modloader/ktap.c
 NET_FUZZSRC := tests/net/fuzz.c tests/net/pipeline.c
 NET_FUZZCC  ?= clang

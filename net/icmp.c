@@ -1,22 +1,55 @@
 /*
  * ICMP: answer echo requests, hand echo replies to the ping command's
  * waiters (by id), send destination unreachable (port, protocol) within
- * RFC 1122's rules and a rate limit, and count everything else.
+ * RFC 1122's rules and the rate limits, and count everything else.
+ *
+ * Rate limits (RFC 1812 4.3.2.8, as Linux): every ICMP error goes
+ * through two token buckets (net/tbucket.h), never an echo reply:
+ *   - per destination: 1 per icmp_ratelimit_ms (default 1000), burst 6
+ *     (Linux's icmp_ratelimit and XRLIM_BURST_FACTOR); the buckets of
+ *     the last PEER_SLOTS destinations are kept, the least recently
+ *     used one is reused (a new destination starts with a full bucket,
+ *     which the global bucket bounds);
+ *   - for the host: icmp_msgs_per_sec (1000), burst icmp_msgs_burst (50)
+ *     (Linux's icmp_global_allow).
+ * 0 in icmp_ratelimit_ms or icmp_msgs_per_sec turns that limit off.
+ * What they hold back is counted (netstat -s: "icmp errors").
  */
 #include "net/inet.h"
 #include "net/icmp_proto.h"
 #include "net/ipv4_hdr.h"
+#include "net/tbucket.h"
+#include <kernel/bootparam.h>
 #include <kernel/errno.h>
 #include <kernel/spinlock.h>
+#include <kernel/string.h>
 #include <kernel/timer.h>
 
-#define UNREACH_PER_SEC 100
+#define PEER_SLOTS 16
+#define PEER_BURST 6
+
+static int icmp_ratelimit_ms = 1000;
+static int icmp_msgs_per_sec = 1000;
+static int icmp_msgs_burst = 50;
+BOOTPARAM_INT(icmp_ratelimit_ms, icmp_ratelimit_ms, 0, 600000,
+              "ms per ICMP error to one destination (burst 6; 0: off)", 1);
+BOOTPARAM_INT(icmp_msgs_per_sec, icmp_msgs_per_sec, 0, 1000000,
+              "ICMP errors per second from this host (0: no limit)", 1);
+BOOTPARAM_INT(icmp_msgs_burst, icmp_msgs_burst, 1, 100000,
+              "burst of the host-wide ICMP error limit", 1);
 
 static DEFINE_SPINLOCK(ping_lock);
 static LIST_HEAD(ping_waiters);
-static DEFINE_SPINLOCK(rate_lock);
-static uint64_t rate_window;
-static unsigned rate_count;
+
+struct icmp_peer {
+	uint32_t addr; /* 0: free */
+	uint64_t used;
+	struct tbucket tb;
+};
+
+static DEFINE_SPINLOCK(rate_lock); /* the buckets */
+static struct icmp_peer peers[PEER_SLOTS];
+static struct tbucket host_tb;
 
 void
 ping_register(struct ping_waiter *w)
@@ -154,20 +187,58 @@ icmp_rcv(struct sk_buff *skb, const struct inet_rx_info *ri)
 	kfree_skb(skb);
 }
 
-static bool
-rate_ok(void)
+/* Lock held: daddr's bucket, or the least recently used one reset. */
+static struct tbucket *
+peer_bucket(uint32_t daddr, uint64_t now)
 {
+	struct icmp_peer *p, *lru = &peers[0];
+
+	for (p = peers; p < peers + PEER_SLOTS; p++) {
+		if (p->addr == daddr)
+			goto found;
+		if (p->used < lru->used)
+			lru = p;
+	}
+	p = lru;
+	memset(p, 0, sizeof(*p));
+	p->addr = daddr;
+found:
+	p->used = now;
+	return &p->tb;
+}
+
+/* May an ICMP error go to daddr now?  Host bucket first (Linux's
+ * order), so a flood from many sources cannot drain every peer's. */
+static bool
+rate_ok(uint32_t daddr)
+{
+	const struct tbucket_params host = {(uint32_t)icmp_msgs_per_sec, 1000,
+	                                    (uint32_t)icmp_msgs_burst};
+	const struct tbucket_params peer = {1, (uint32_t)icmp_ratelimit_ms,
+	                                    PEER_BURST};
 	uint64_t now = now_ms();
 	uint32_t f = spin_lock_irqsave(&rate_lock);
-	bool ok;
+	bool ok = tbucket_allow(&host_tb, &host, now);
 
-	if (now - rate_window >= 1000) {
-		rate_window = now;
-		rate_count = 0;
+	if (!ok)
+		INET_INC(icmp_rl_global);
+	else if (icmp_ratelimit_ms != 0 &&
+	         !tbucket_allow(peer_bucket(daddr, now), &peer, now)) {
+		INET_INC(icmp_rl_peer);
+		ok = false;
 	}
-	ok = rate_count++ < UNREACH_PER_SEC;
 	spin_unlock_irqrestore(&rate_lock, f);
 	return ok;
+}
+
+void
+icmp_rate_reset(void)
+{
+	uint32_t f = spin_lock_irqsave(&rate_lock);
+
+	memset(peers, 0, sizeof(peers));
+	memset(&host_tb, 0, sizeof(host_tb));
+	spin_unlock_irqrestore(&rate_lock, f);
 }
 
 void
@@ -180,7 +251,7 @@ icmp_send_unreach(const struct inet_rx_info *ri, uint8_t code)
 
 	if (ipv4_parse(ri->iph, ri->ip_len, &orig) != NET_DROP_NONE ||
 	    !icmp_may_send_error(&orig, ri->link_bcast) ||
-	    inet_addr_local(ri->dst) == 0 || !rate_ok())
+	    inet_addr_local(ri->dst) == 0 || !rate_ok(ri->src))
 		return;
 	qlen = orig.hdr_len + 8 < ri->ip_len ? orig.hdr_len + 8 : ri->ip_len;
 	skb = inet_alloc_skb(ICMP_HLEN + qlen);
@@ -194,6 +265,7 @@ icmp_send_unreach(const struct inet_rx_info *ri, uint8_t code)
 	}
 	skb->len = (unsigned)n;
 	INET_INC(icmp_out);
+	INET_INC(icmp_err_out);
 	ip_send(skb, ri->dst, ri->src, IP_PROTO_ICMP, 0);
 }
 

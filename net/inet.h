@@ -46,6 +46,8 @@ void inet_drop_snapshot(struct net_drop_stats *out);
 struct inet_mib {
 	uint32_t ip_in, ip_delivered, ip_out, arp_in, arp_ok, arp_out;
 	uint32_t icmp_in, icmp_out, udp_in, udp_out;
+	/* ICMP errors sent, and held back by the host / a peer's limit */
+	uint32_t icmp_err_out, icmp_rl_global, icmp_rl_peer;
 };
 extern struct inet_mib inet_mib;
 #define INET_INC(field) __atomic_fetch_add(&inet_mib.field, 1, __ATOMIC_RELAXED)
@@ -104,7 +106,8 @@ struct dst_entry {
 extern struct net_device *blackhole_dev;
 
 void route_init(void);
-/* 0, -EINVAL, -EEXIST, -ENOSPC, -ENODEV. */
+/* 0, -EINVAL, -EEXIST, -ENOSPC, -ENODEV.  ifindex 0 with a gateway: the
+ * device of the gateway's connected route, or -ENETUNREACH. */
 int inet_route_add(uint32_t prefix, unsigned len, uint32_t gw, int ifindex,
                    uint32_t metric);
 int inet_route_del(uint32_t prefix, unsigned len, int ifindex);
@@ -163,8 +166,11 @@ struct sk_buff *inet_alloc_skb(size_t len);
 /* ---- ICMP (icmp.c) ----------------------------------------------------- */
 
 void icmp_init(void);
-/* Destination unreachable about the received packet ri describes. */
+/* Destination unreachable about the received packet ri describes
+ * (rate limited: icmp.c). */
 void icmp_send_unreach(const struct inet_rx_info *ri, uint8_t code);
+/* ktest hook: every rate-limit bucket full again. */
+void icmp_rate_reset(void);
 
 /* An echo waiter for ping: replies with its id are recorded. */
 #define PING_SLOTS 64

@@ -13,6 +13,7 @@ const struct neigh_params neigh_default_params = {
     .reachable_ms = 30000,
     .stale_gc_ms = 60000,
     .failed_hold_ms = 5000,
+    .queue_len = 3,
 };
 
 void
@@ -51,11 +52,25 @@ after(uint64_t now, uint32_t ms)
 static void
 drop_queued(struct neigh_entry *e, struct neigh_action *act, enum net_drop why)
 {
-	if (!e->queued)
+	if (e->queued == 0)
 		return;
-	e->queued = false;
+	e->queued = 0;
 	act->flags |= NEIGH_ACT_DROP_QUEUED;
 	act->queued_reason = why;
+}
+
+/* Keep the output packet, making room by dropping the oldest. */
+static void
+queue(struct neigh_entry *e, const struct neigh_params *p,
+      struct neigh_action *act)
+{
+	uint32_t max = p->queue_len != 0 ? p->queue_len : 1;
+
+	if (e->queued >= max)
+		act->flags |= NEIGH_ACT_DROP_OLDEST;
+	else
+		e->queued++;
+	act->flags |= NEIGH_ACT_QUEUE;
 }
 
 static void
@@ -171,13 +186,10 @@ neigh_output(struct neigh_entry *e, const struct neigh_params *p, uint64_t now,
 		act->flags &= ~(unsigned int)NEIGH_ACT_REMOVE;
 		enter(e, NEIGH_INCOMPLETE, after(now, p->retrans_ms));
 		request(e, act, false);
-		e->queued = true;
-		act->flags |= NEIGH_ACT_QUEUE;
+		queue(e, p, act);
 		break;
 	case NEIGH_INCOMPLETE:
-		drop_queued(e, act, NET_DROP_ARP_QUEUE_REPLACED);
-		e->queued = true;
-		act->flags |= NEIGH_ACT_QUEUE;
+		queue(e, p, act);
 		break;
 	case NEIGH_REACHABLE:
 		act->flags |= NEIGH_ACT_XMIT;
@@ -215,8 +227,8 @@ neigh_input(struct neigh_entry *e, const struct neigh_params *p, uint64_t now,
 		enter(e, NEIGH_STALE, after(now, p->stale_gc_ms));
 	}
 	memcpy(e->mac, mac, ETH_ALEN);
-	if (e->queued) {
-		e->queued = false;
+	if (e->queued != 0) {
+		e->queued = 0;
 		act->flags |= NEIGH_ACT_SEND_QUEUED;
 	}
 }

@@ -1,16 +1,17 @@
 /*
  * The neighbour (ARP cache) entry state machine as pure logic: no
  * devices, no packets, no clock.  The caller passes the time in, keeps
- * the one packet an entry may queue, and carries out the actions an
- * event returns.  The kernel's cache wraps each entry with the device
- * reference and the queued packet.
+ * the packets an entry may queue (at most queue_len, oldest first), and
+ * carries out the actions an event returns.  The kernel's cache wraps each
+ * entry with the device reference and the queued packet.
  *
  * Transitions (a "reply" is a solicited ARP reply, "unsolicited" any
  * other ARP from the neighbour):
  *
  *   from         event                     to          actions
  *   NONE         output                    INCOMPLETE  request, queue
- *   INCOMPLETE   output                    INCOMPLETE  drop queued, queue
+ *   INCOMPLETE   output, queue not full    INCOMPLETE  queue
+ *   INCOMPLETE   output, queue full        INCOMPLETE  drop oldest, queue
  *   INCOMPLETE   timer, probes < max       INCOMPLETE  request
  *   INCOMPLETE   timer, probes = max       FAILED      drop queued
  *   INCOMPLETE   reply                     REACHABLE   send queued
@@ -30,9 +31,11 @@
  *   any          ifdown                    NONE        drop queued, remove
  *
  * Policies, each pinned by a unit test:
- *  - While INCOMPLETE, one packet is queued; a newer one replaces it
- *    (the older is dropped as ARP_QUEUE_REPLACED), so the packet sent on
- *    resolution is the most recent, as a retrying application expects.
+ *  - While INCOMPLETE, up to queue_len packets are queued (3, like
+ *    Linux's unres_qlen in packets); one more drops the oldest
+ *    (ARP_QUEUE_FULL), so what is sent on resolution is the most recent,
+ *    in order, as a retrying application expects.  Resolution sends them
+ *    all; failure and ifdown drop them all.
  *  - Requests are broadcast every retrans_ms while INCOMPLETE (RFC 1122
  *    2.3.2.1: at most one per second per destination); after max_probes
  *    unanswered the entry is FAILED and the queued packet is dropped as
@@ -71,10 +74,11 @@ struct neigh_params {
 	uint32_t reachable_ms;   /* how long a confirmation is trusted */
 	uint32_t stale_gc_ms;    /* unused STALE entries are removed after */
 	uint32_t failed_hold_ms; /* FAILED drops output for this long */
+	uint32_t queue_len;      /* packets held while INCOMPLETE, >= 1 */
 };
 
 /* 1 s, 3 probes, 30 s reachable (RFC 4861's REACHABLE_TIME, the usual
- * ARP value too), 60 s stale gc, 5 s failed hold. */
+ * ARP value too), 60 s stale gc, 5 s failed hold, 3 queued packets. */
 extern const struct neigh_params neigh_default_params;
 
 struct neigh_entry {
@@ -82,7 +86,7 @@ struct neigh_entry {
 	enum neigh_state state;
 	uint8_t mac[ETH_ALEN]; /* valid in REACHABLE and STALE */
 	uint32_t probes;       /* requests sent in the current round */
-	bool queued;           /* the caller holds one packet for us */
+	uint32_t queued;       /* packets the caller holds for us */
 	uint64_t confirmed;    /* time of the last solicited reply */
 	uint64_t used;         /* time of the last output */
 	uint64_t timer;        /* next deadline, 0 if none */
@@ -90,13 +94,14 @@ struct neigh_entry {
 
 /* Actions for the caller, carried out in this order. */
 enum {
-	NEIGH_ACT_SEND_QUEUED = 1 << 0,  /* send the queued packet to mac */
-	NEIGH_ACT_DROP_QUEUED = 1 << 1,  /* free it, counting queued_reason */
-	NEIGH_ACT_XMIT = 1 << 2,         /* send this packet to mac */
-	NEIGH_ACT_QUEUE = 1 << 3,        /* keep this packet as the queued */
-	NEIGH_ACT_DROP = 1 << 4,         /* drop this packet: ARP_UNRESOLVED */
-	NEIGH_ACT_SEND_REQUEST = 1 << 5, /* ARP request for ip */
-	NEIGH_ACT_REMOVE = 1 << 6,       /* entry unused: free it */
+	NEIGH_ACT_SEND_QUEUED = 1 << 0,  /* send every queued packet to mac */
+	NEIGH_ACT_DROP_QUEUED = 1 << 1,  /* free them all, queued_reason */
+	NEIGH_ACT_DROP_OLDEST = 1 << 2,  /* free the oldest: ARP_QUEUE_FULL */
+	NEIGH_ACT_XMIT = 1 << 3,         /* send this packet to mac */
+	NEIGH_ACT_QUEUE = 1 << 4,        /* queue this packet (the newest) */
+	NEIGH_ACT_DROP = 1 << 5,         /* drop this packet: ARP_UNRESOLVED */
+	NEIGH_ACT_SEND_REQUEST = 1 << 6, /* ARP request for ip */
+	NEIGH_ACT_REMOVE = 1 << 7,       /* entry unused: free it */
 };
 
 struct neigh_action {
@@ -122,7 +127,7 @@ void neigh_input(struct neigh_entry *e, const struct neigh_params *p,
 void neigh_timer(struct neigh_entry *e, const struct neigh_params *p,
                  uint64_t now, struct neigh_action *act);
 
-/* The device went down or away: drop the queued packet and remove. */
+/* The device went down or away: drop the queued packets and remove. */
 void neigh_ifdown(struct neigh_entry *e, struct neigh_action *act);
 
 const char *neigh_state_name(enum neigh_state s);

@@ -31,7 +31,7 @@
 	X(ARP_BAD_OP, "arp", "opcode is neither request nor reply")            \
 	X(ARP_BAD_SENDER, "arp", "sender MAC or IP is multicast/broadcast")    \
 	X(ARP_NOT_FOR_US, "arp", "target IP is not ours (stack)")              \
-	X(ARP_QUEUE_REPLACED, "arp", "queued packet replaced by a newer one")  \
+	X(ARP_QUEUE_FULL, "arp", "unresolved neighbour's queue full: oldest")  \
 	X(ARP_UNRESOLVED, "arp", "neighbour resolution failed")                \
 	X(IP_TRUNCATED, "ip", "shorter than its header")                       \
 	X(IP_BAD_VERSION, "ip", "version is not 4")                            \

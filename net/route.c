@@ -98,7 +98,16 @@ inet_route_add(uint32_t prefix, unsigned len, uint32_t gw, int ifindex,
 	if (len > 32)
 		return -EINVAL;
 	f = spin_lock_irqsave(&route_lock);
-	err = route_add(&rtable, &r);
+	err = 0;
+	if (ifindex == 0 && gw != 0) {
+		/* The gateway's connected route names the device; looked up
+		 * under the lock, so it cannot go between lookup and add. */
+		err = route_gateway_ifindex(&rtable, gw);
+		r.ifindex = err;
+		err = err < 0 ? err : 0;
+	}
+	if (err == 0)
+		err = route_add(&rtable, &r);
 	spin_unlock_irqrestore(&route_lock, f);
 	if (err == 0)
 		dst_cache_flush();

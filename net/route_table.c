@@ -131,6 +131,16 @@ route_lookup(const struct route_table *t, uint32_t dst, struct route *out)
 	return -ENETUNREACH;
 }
 
+int
+route_gateway_ifindex(const struct route_table *t, uint32_t gw)
+{
+	struct route r;
+
+	if (route_lookup(t, gw, &r) != 0 || r.gateway != 0)
+		return -ENETUNREACH;
+	return r.ifindex;
+}
+
 uint32_t
 route_nexthop(const struct route *r, uint32_t dst)
 {

@@ -60,6 +60,12 @@ size_t route_flush_ifindex(struct route_table *t, int ifindex);
  * -ENETUNREACH. */
 int route_lookup(const struct route_table *t, uint32_t dst, struct route *out);
 
+/* The interface a gateway is reached on, as `ip route add ... via G`
+ * without `dev` wants it: the ifindex of the route lookups would use for
+ * gw, if that route is on-link (a connected network).  -ENETUNREACH if
+ * there is no route to gw or it needs a gateway itself. */
+int route_gateway_ifindex(const struct route_table *t, uint32_t gw);
+
 /* The address to resolve on the link: the gateway, or dst if on-link. */
 uint32_t route_nexthop(const struct route *r, uint32_t dst);
 

@@ -7,9 +7,11 @@
  * GOING creation fails with -EPROTONOSUPPORT, and the module cannot
  * finish unloading while one of its sockets exists.
  *
- * A socket may be bound to a device (sock_bind_device): it then holds the
- * device ("socket") until sock_close or NETDEV_UNREGISTER, whichever is
- * first; after the latter every call on it fails with -ENODEV.
+ * A socket may be bound to a device (sock_bind_device), once: it then
+ * holds the device ("socket") until sock_close or NETDEV_UNREGISTER,
+ * whichever is first; after the latter every call on it fails with
+ * -ENODEV.  Protocols key their ports by the bound device too
+ * (bound_ifindex, which stays set after the device is gone).
  *
  * Receiving: the protocol queues skbs on sk->rxq and wakes sk->wq;
  * sock_recvfrom sleeps (Ctrl-C-able) up to rcvtimeo_ms unless the socket
@@ -129,8 +131,10 @@ sock_bind_device(struct socket *sk, const char *ifname)
 	struct net_device *dev;
 	uint32_t f;
 
-	if (sk->dev != NULL)
-		return -EBUSY;
+	/* Once: a port bound on one device must not move to another (its
+	 * uniqueness was checked for the first), even after it is gone. */
+	if (sk->bound_ifindex != 0)
+		return sk->err != 0 ? sk->err : -EBUSY;
 	dev = dev_get_by_name(ifname, &sk->dev_tracker, "socket");
 	if (dev == NULL)
 		return -ENODEV;

@@ -5,7 +5,10 @@
  *
  * Pins down: a neighbour entry and a queued packet hold the device and
  * NETDEV_DOWN lets go of both; an unanswered neighbour fails after three
- * requests and drops its packet (ARP_UNRESOLVED); an entry somebody holds
+ * requests and drops its packet (ARP_UNRESOLVED); an unresolved
+ * neighbour queues three packets (older ones dropped as ARP_QUEUE_FULL)
+ * and sends them in order on the reply; ICMP errors are rate limited
+ * per destination and host-wide, echo replies are not; an entry somebody holds
  * becomes a dead stub without a device reference; a dst held across unregister
  * is moved to the blackhole device (unregister completes, sending through it
  * fails with ENETUNREACH); a socket bound to the device holds it until
@@ -20,12 +23,24 @@
 #include <kernel/sched.h>
 #include <kernel/string.h>
 #include "net/inet.h"
+#include "net/arp_proto.h"
+#include "net/ether_hdr.h"
+#include "net/icmp_proto.h"
 #include "net/ipv4_hdr.h"
+#include "net/udp_proto.h"
+#include <kernel/bootparam.h>
+#include <kernel/timer.h>
 
 #define NET_A IP4(192, 168, 77, 1)
 #define NET_B IP4(192, 168, 77, 2)
+#define NET_C IP4(192, 168, 77, 3)
 
 static volatile int fake_xmits;
+/* The ICMP sequence numbers of the IPv4/ICMP frames sent, in order. */
+static volatile uint16_t fake_seqs[8];
+static volatile unsigned fake_nseqs;
+/* ICMP messages sent, by type. */
+static volatile unsigned fake_icmp_types[ICMP_ECHO_REQUEST + 1];
 
 static int
 fake_open(struct net_device *dev)
@@ -37,8 +52,20 @@ fake_open(struct net_device *dev)
 static int
 fake_xmit(struct sk_buff *skb, struct net_device *dev)
 {
+	const uint8_t *p = skb->data;
+
 	(void)dev;
 	fake_xmits++;
+	if (skb->len >= ETH_HLEN + IPV4_HLEN + 8 &&
+	    get_be16(p + 12) == ETH_P_IP && p[ETH_HLEN + 9] == IP_PROTO_ICMP) {
+		uint8_t type = p[ETH_HLEN + IPV4_HLEN];
+
+		if (fake_nseqs < 8)
+			fake_seqs[fake_nseqs++] =
+			    get_be16(p + ETH_HLEN + IPV4_HLEN + 6);
+		if (type <= ICMP_ECHO_REQUEST)
+			fake_icmp_types[type]++;
+	}
 	kfree_skb(skb);
 	return NETDEV_TX_OK;
 }
@@ -132,6 +159,172 @@ unresolved_neighbour_fails(struct ktest *t)
 	/* the FAILED entry and the dst remain; the skb is gone */
 	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 2);
 	KEXPECT_EQ(t, arp_count_dev(dev->ifindex), 1);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
+/* An ARP reply from ip (MAC 02:..:ip's last byte) to our NET_A, as
+ * the fake device's driver would hand it up. */
+static void
+fake_arp_reply(struct net_device *dev, uint32_t ip)
+{
+	uint8_t mac[ETH_ALEN] = {0x02, 0, 0, 0, 0, (uint8_t)ip};
+	struct sk_buff *skb = netdev_alloc_skb(dev, ETH_ZLEN);
+	struct arp_pkt a;
+
+	if (skb == NULL)
+		return;
+	arp_make_request(&a, mac, ip, NET_A);
+	a.op = ARP_OP_REPLY;
+	memcpy(a.tha, dev->dev_addr, ETH_ALEN);
+	ether_build(skb_put(skb, ETH_HLEN), ETH_HLEN, dev->dev_addr, mac,
+	            ETH_P_ARP);
+	arp_build(skb_put(skb, ARP_LEN), ARP_LEN, &a);
+	netif_receive_skb(skb);
+}
+
+/* Five packets to an unresolved neighbour: three wait (each holding the
+ * device), the two oldest are dropped as ARP_QUEUE_FULL, the reply sends
+ * the three in order.  Four more to another neighbour: NETDEV_DOWN drops
+ * the three queued as ARP_UNRESOLVED and every reference goes. */
+static void
+arp_queue_holds_three(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct net_drop_stats before, after;
+	int base, x0;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	base = netdev_refcnt_read(dev);
+	x0 = fake_xmits;
+	fake_nseqs = 0;
+	inet_drop_snapshot(&before);
+	for (uint16_t seq = 1; seq <= 5; seq++)
+		KEXPECT_EQ(t, icmp_send_echo(NET_B, 3, seq, 8), 0);
+	KEXPECT_EQ(t, fake_xmits, x0 + 1); /* one ARP request */
+	inet_drop_snapshot(&after);
+	KEXPECT_EQ(t, after.count[NET_DROP_ARP_QUEUE_FULL],
+	           before.count[NET_DROP_ARP_QUEUE_FULL] + 2);
+	/* the entry, three queued skbs and the cached dst */
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 5);
+	fake_arp_reply(dev, NET_B);
+	KEXPECT_EQ(t, fake_xmits, x0 + 4);
+	KEXPECT_EQ(t, fake_nseqs, 3);
+	KEXPECT_EQ(t, fake_seqs[0], 3);
+	KEXPECT_EQ(t, fake_seqs[1], 4);
+	KEXPECT_EQ(t, fake_seqs[2], 5);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 2);
+	for (uint16_t seq = 1; seq <= 4; seq++)
+		KEXPECT_EQ(t, icmp_send_echo(NET_C, 3, seq, 8), 0);
+	/* plus C's entry, three skbs and its dst */
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 7);
+	KEXPECT_EQ(t, dev_close(dev), 0);
+	inet_drop_snapshot(&after);
+	KEXPECT_EQ(t, after.count[NET_DROP_ARP_QUEUE_FULL],
+	           before.count[NET_DROP_ARP_QUEUE_FULL] + 3);
+	KEXPECT_EQ(t, after.count[NET_DROP_ARP_UNRESOLVED],
+	           before.count[NET_DROP_ARP_UNRESOLVED] + 3);
+	KEXPECT_EQ(t, arp_count_dev(dev->ifindex), 0);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 2); /* the two dsts */
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
+/* An IPv4 datagram from ip to NET_A: a UDP datagram to port 9 or an
+ * echo request, len bytes with its header, handed up by the fake
+ * device's "driver". */
+static void
+fake_rx_ip(struct net_device *dev, uint32_t ip, uint8_t proto, size_t len)
+{
+	uint8_t mac[ETH_ALEN] = {0x02, 0, 0, 0, 0, (uint8_t)ip};
+	struct ipv4_info h = {
+	    .ttl = 64, .proto = proto, .src = ip, .dst = NET_A};
+	struct sk_buff *skb =
+	    netdev_alloc_skb(dev, (unsigned)(ETH_HLEN + IPV4_HLEN + len));
+	uint8_t *msg, data[8] = {0};
+
+	if (skb == NULL)
+		return;
+	ether_build(skb_put(skb, ETH_HLEN), ETH_HLEN, dev->dev_addr, mac,
+	            ETH_P_IP);
+	ipv4_build(skb_put(skb, IPV4_HLEN), IPV4_HLEN, &h, len);
+	msg = skb_put(skb, (unsigned)len);
+	if (proto == IP_PROTO_UDP)
+		udp_build(msg, len, ip, NET_A, 1234, 9, data, len - UDP_HLEN);
+	else
+		icmp_build_echo(msg, len, ICMP_ECHO_REQUEST, 7, 1, data,
+		                len - ICMP_HLEN);
+	netif_receive_skb(skb);
+}
+
+static long
+sysctl_get(const char *name)
+{
+	const struct bootparam *p = bootparam_find(name);
+
+	return p != NULL ? *(int *)p->var : -1;
+}
+
+static int
+sysctl_set(const char *name, long v)
+{
+	const struct bootparam *p = bootparam_find(name);
+	char buf[24], err[64];
+
+	snprintf(buf, sizeof(buf), "%ld", v);
+	return p != NULL ? bootparam_set(p, buf, err, sizeof(err)) : -ENOENT;
+}
+
+/* ICMP errors are rate limited per destination (burst 6, then none for
+ * a minute at icmp_ratelimit_ms=60000) and host-wide (burst, then
+ * icmp_msgs_per_sec); echo replies never are. */
+static void
+icmp_errors_rate_limited(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	long rl = sysctl_get("icmp_ratelimit_ms");
+	long pps = sysctl_get("icmp_msgs_per_sec");
+	long burst = sysctl_get("icmp_msgs_burst");
+	uint32_t peer0, host0;
+	unsigned unreach0, sent;
+	uint64_t t0, elapsed;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	KASSERT_TRUE(t, rl >= 0 && pps >= 0 && burst >= 0);
+	fake_arp_reply(dev, NET_B); /* replies go out at once */
+	KEXPECT_EQ(t, sysctl_set("icmp_ratelimit_ms", 60000), 0);
+	icmp_rate_reset();
+	unreach0 = fake_icmp_types[ICMP_DEST_UNREACH];
+	peer0 = inet_mib.icmp_rl_peer;
+	for (int i = 0; i < 10; i++)
+		fake_rx_ip(dev, NET_B, IP_PROTO_UDP, UDP_HLEN + 8);
+	KEXPECT_EQ(t, fake_icmp_types[ICMP_DEST_UNREACH], unreach0 + 6);
+	KEXPECT_EQ(t, inet_mib.icmp_rl_peer, peer0 + 4);
+	/* echo replies: every one, the peer's bucket empty or not */
+	sent = fake_icmp_types[ICMP_ECHO_REPLY];
+	for (int i = 0; i < 10; i++)
+		fake_rx_ip(dev, NET_B, IP_PROTO_ICMP, ICMP_HLEN + 8);
+	KEXPECT_EQ(t, fake_icmp_types[ICMP_ECHO_REPLY], sent + 10);
+	/* host-wide: burst 3, then 1 per second, however slow we are */
+	KEXPECT_EQ(t, sysctl_set("icmp_ratelimit_ms", 0), 0);
+	KEXPECT_EQ(t, sysctl_set("icmp_msgs_per_sec", 1), 0);
+	KEXPECT_EQ(t, sysctl_set("icmp_msgs_burst", 3), 0);
+	icmp_rate_reset();
+	unreach0 = fake_icmp_types[ICMP_DEST_UNREACH];
+	host0 = inet_mib.icmp_rl_global;
+	t0 = now_ms();
+	for (int i = 0; i < 10; i++)
+		fake_rx_ip(dev, NET_B, IP_PROTO_UDP, UDP_HLEN + 8);
+	elapsed = now_ms() - t0;
+	sent = fake_icmp_types[ICMP_DEST_UNREACH] - unreach0;
+	KEXPECT_TRUE(t, sent >= 3 && sent <= 3 + elapsed / 1000);
+	KEXPECT_EQ(t, inet_mib.icmp_rl_global, host0 + (10 - sent));
+	sysctl_set("icmp_ratelimit_ms", rl);
+	sysctl_set("icmp_msgs_per_sec", pps);
+	sysctl_set("icmp_msgs_burst", burst);
+	icmp_rate_reset();
 	KEXPECT_EQ(t, unregister_netdev(dev), 0);
 }
 
@@ -259,6 +452,8 @@ socket_registry_and_timeouts(struct ktest *t)
 
 KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(unresolved_neighbour_fails),
+            KTEST_CASE(arp_queue_holds_three),
+            KTEST_CASE(icmp_errors_rate_limited),
             KTEST_CASE(held_neighbour_becomes_stub),
             KTEST_CASE(dst_moves_to_blackhole),
             KTEST_CASE(bound_socket_holds_until_unregister),

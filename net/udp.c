@@ -1,12 +1,20 @@
 /*
  * UDP sockets (RFC 768) on the socket API.
  *
- * A datagram is delivered to the first socket whose local port matches,
- * whose local address is the wildcard or the destination, whose bound
- * device (if any) is the receiving one and, if connected, whose peer is
- * the source.  Queued skbs give their device reference back (a datagram
- * waiting in a socket is not in flight on a device); the source address
- * is read back from the IP header left in front of the UDP header (no
+ * Ports are keyed by (port, bound device), as Linux's SO_BINDTODEVICE:
+ * sockets bound to different devices may share a port (a DHCP client
+ * per NIC on port 68), a socket bound to no device conflicts with every
+ * socket on the port.  A socket bound to its port before its device is
+ * narrowed by the device binding, never widened, so the rule holds.
+ *
+ * A datagram goes to the best matching socket: its local port matches,
+ * its local address is the wildcard or the destination, its bound device
+ * (if any) is the receiving one and, if connected, its peer is the
+ * source; among those a connected socket beats an unconnected one, then
+ * a device-bound one beats an unbound one, then an exact local address
+ * beats the wildcard (udp_score).  Queued skbs give their device reference back
+ * (a datagram waiting in a socket is not in flight on a device); the source
+ * address is read back from the IP header left in front of the UDP header (no
  * options: ipv4_parse refuses them).  Queues are bounded (UDP_RXQ_MAX,
  * then UDP_RCVBUF_FULL); no socket: ICMP port unreachable and
  * UDP_NO_SOCKET.
@@ -33,15 +41,20 @@ struct udp_sock {
 	bool bound;
 };
 
-/* Lock held. */
+/* Lock held.  Would binding port on ifindex (0: no device) clash? */
 static bool
-port_used(uint16_t port)
+port_used(uint16_t port, int ifindex)
 {
 	struct udp_sock *u;
 
-	list_for_each_entry(u, &udp_socks,
-	                    link) if (u->bound &&
-	                              u->sk->local.port == port) return true;
+	list_for_each_entry(u, &udp_socks, link)
+	{
+		int other = u->sk->bound_ifindex;
+
+		if (u->bound && u->sk->local.port == port &&
+		    (ifindex == 0 || other == 0 || other == ifindex))
+			return true;
+	}
 	return false;
 }
 
@@ -58,12 +71,12 @@ bind_locked(struct socket *sk, uint32_t addr, uint16_t port)
 			uint16_t p = next_port++;
 			if (next_port == 0)
 				next_port = UDP_PORT_FIRST;
-			if (!port_used(p))
+			if (!port_used(p, sk->bound_ifindex))
 				port = p;
 		}
 		if (port == 0)
 			return -EADDRINUSE;
-	} else if (port_used(port)) {
+	} else if (port_used(port, sk->bound_ifindex)) {
 		return -EADDRINUSE;
 	}
 	sk->local.addr = addr;
@@ -235,28 +248,51 @@ struct proto_ops udp_proto_ops = {
     .show = udp_show,
 };
 
+/* How well sk matches the datagram: -1 not at all, else higher wins. */
+static int
+udp_score(const struct socket *sk, const struct inet_rx_info *ri,
+          const struct udp_dgram *d)
+{
+	int score = 0;
+
+	if (sk->local.port != d->dport)
+		return -1;
+	if (sk->local.addr != 0) {
+		if (sk->local.addr != ri->dst && ri->dst != IPV4_BROADCAST)
+			return -1;
+		score += 1;
+	}
+	if (sk->bound_ifindex != 0) {
+		if (sk->bound_ifindex != ri->ifindex)
+			return -1;
+		score += 2;
+	}
+	if (sk->connected) {
+		if (sk->remote.addr != ri->src || sk->remote.port != d->sport)
+			return -1;
+		score += 4;
+	}
+	return score;
+}
+
 /* Lock held. */
 static struct socket *
 udp_lookup(const struct inet_rx_info *ri, const struct udp_dgram *d)
 {
+	struct socket *best = NULL;
 	struct udp_sock *u;
+	int best_score = -1;
 
 	list_for_each_entry(u, &udp_socks, link)
 	{
-		struct socket *sk = u->sk;
-		if (!u->bound || sk->local.port != d->dport)
-			continue;
-		if (sk->local.addr != 0 && sk->local.addr != ri->dst &&
-		    ri->dst != IPV4_BROADCAST)
-			continue;
-		if (sk->bound_ifindex != 0 && sk->bound_ifindex != ri->ifindex)
-			continue;
-		if (sk->connected &&
-		    (sk->remote.addr != ri->src || sk->remote.port != d->sport))
-			continue;
-		return sk;
+		int score = u->bound ? udp_score(u->sk, ri, d) : -1;
+
+		if (score > best_score) {
+			best = u->sk;
+			best_score = score;
+		}
 	}
-	return NULL;
+	return best;
 }
 
 static void

@@ -24,6 +24,8 @@ backend_args(const struct qemu_config *q, struct argv *a, int slot, bool first)
 	switch (q->prof->net) {
 	case NET_USER:
 		sb_addf(&sb, "user,id=n%d", slot);
+		if (q->prof->subnet[slot][0] != '\0')
+			sb_addf(&sb, ",net=%s", q->prof->subnet[slot]);
 		/* QEMU's built-in TFTP server answers at 10.0.2.2 on every
 		 * NIC's network. */
 		if (q->tftp_dir != NULL)

@@ -53,6 +53,20 @@ pick(const char *const *names, int n, const char *value)
 	return -1;
 }
 
+/* "A.B.C.D/N" with N 8..30: a slirp network (QEMU puts its gateway at
+ * .2 and hands out leases from .15). */
+static int
+valid_subnet(const char *v)
+{
+	unsigned a, b, c, d, n;
+	char tail;
+
+	if (strlen(v) >= sizeof(((struct profile *)0)->subnet[0]) ||
+	    sscanf(v, "%u.%u.%u.%u/%u%c", &a, &b, &c, &d, &n, &tail) != 5)
+		return 0;
+	return a < 256 && b < 256 && c < 256 && d < 256 && n >= 8 && n <= 30;
+}
+
 /* QEMU accepts more, but these are the sizes a person means. */
 static int
 valid_mem(const char *v)
@@ -114,9 +128,20 @@ profile_set(struct profile *p, const char *key, const char *value, char *err,
 			return -1;
 		}
 		p->net = (enum net_kind)k;
+	} else if (strcmp(key, "subnet0") == 0 || strcmp(key, "subnet1") == 0) {
+		if (!valid_subnet(value)) {
+			snprintf(err, errlen,
+			         "%s: '%s' is not a network like 10.0.3.0/24",
+			         key, value);
+			return -1;
+		}
+		snprintf(p->subnet[key[6] - '0'], sizeof(p->subnet[0]), "%s",
+		         value);
 	} else {
 		snprintf(err, errlen,
-		         "unknown key '%s' (smp, mem, nic, boot, net)", key);
+		         "unknown key '%s' (smp, mem, nic, boot, net, "
+		         "subnet0, subnet1)",
+		         key);
 		return -1;
 	}
 	return 0;

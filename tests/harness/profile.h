@@ -21,6 +21,9 @@ struct profile {
 	enum nic_kind nic;
 	enum boot_kind boot;
 	enum net_kind net;
+	/* `user` only: the slirp network of NIC slot N ("" = QEMU's
+	 * 10.0.2.0/24), so two NICs can sit on different subnets. */
+	char subnet[2][20];
 };
 
 void profile_defaults(struct profile *p, const char *name);

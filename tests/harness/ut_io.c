@@ -100,6 +100,11 @@ qemu_nics(void)
 	             "-netdev user,id=n1 -object ");
 	CHECK_HAS(s, " -device virtio-net-pci,netdev=n1 ");
 	free(s);
+	snprintf(p.subnet[1], sizeof(p.subnet[1]), "10.0.3.0/24");
+	s = build(&q, &p, err);
+	CHECK(s != NULL);
+	CHECK_HAS(s, " -netdev user,id=n1,net=10.0.3.0/24 -object ");
+	free(s);
 	p.nic = NIC_NONE;
 	s = build(&q, &p, err);
 	CHECK(s != NULL && strstr(s, "-netdev") == NULL &&

@@ -203,9 +203,11 @@ profile_parses(void)
 	profile_defaults(&p, "t");
 	CHECK(profile_parse(&p, "t.profile",
 	                    "# c\nsmp 4 # four\nmem 1G\nnic virtio\n"
-	                    "boot iso\nnet none\n",
+	                    "boot iso\nnet none\nsubnet1 10.0.3.0/24\n",
 	                    err, sizeof(err)) == 0);
 	CHECK(p.smp == 4);
+	CHECK_STR(p.subnet[0], "");
+	CHECK_STR(p.subnet[1], "10.0.3.0/24");
 	CHECK_STR(p.mem, "1G");
 	CHECK(p.nic == NIC_VIRTIO && p.boot == BOOT_ISO && p.net == NET_NONE);
 }
@@ -224,6 +226,9 @@ profile_errors(void)
 	    {"net tap\n", "t.profile:1: net: 'tap' is not user|none"},
 	    {"smp\n", "t.profile:1: 'smp' needs one value"},
 	    {"smp 1 2\n", "t.profile:1: 'smp' needs one value"},
+	    {"subnet1 10.0.3/24\n", "t.profile:1: subnet1: '10.0.3/24' is not"},
+	    {"subnet0 10.0.3.0/31\n", "t.profile:1: subnet0: '10.0.3.0/31'"},
+	    {"subnet2 10.0.3.0/24\n", "t.profile:1: unknown key 'subnet2'"},
 	};
 	struct profile p;
 	char err[256];
@@ -255,7 +260,8 @@ profile_shipped(void)
 	         {"smp4", 4, NIC_NONE, BOOT_DIRECT},
 	         {"smp8", 8, NIC_NONE, BOOT_DIRECT},
 	         {"iso", 2, NIC_BOTH, BOOT_ISO},
-	         {"nonet", 2, NIC_NONE, BOOT_DIRECT}};
+	         {"nonet", 2, NIC_NONE, BOOT_DIRECT},
+	         {"twonets", 2, NIC_BOTH, BOOT_DIRECT}};
 	struct profile p;
 	char err[256];
 

@@ -13,6 +13,12 @@
  *   inetfuzz ping QEMUPORT PEERPORT GUESTMAC MS
  *       send echo requests (answering the guest's ARP for 10.0.2.2) until
  *       a correct echo reply comes back: exit 0, or 1 after MS ms.
+ *   inetfuzz unreach QEMUPORT PEERPORT GUESTMAC MS
+ *       knock on closed UDP port 9 until a port unreachable comes back.
+ *   inetfuzz flood QEMUPORT PEERPORT GUESTMAC COUNT WANT
+ *       COUNT datagrams to closed port 9 at once, then count the port
+ *       unreachables for 3 s: exit 0 if exactly WANT came back (the
+ *       guest's ICMP rate limit).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -333,6 +339,34 @@ unreach(unsigned ms, uint16_t dport)
 	return 1;
 }
 
+static int
+flood(unsigned count, unsigned want)
+{
+	uint64_t end;
+	uint8_t f[2048];
+	unsigned got = 0;
+
+	for (unsigned i = 0; i < count; i++) {
+		xmit(f, udp_to(f, 9));
+		if (i % 8 == 7)
+			usleep(2000); /* let the guest's RX ring drain */
+	}
+	end = now_ms() + 3000;
+	while (now_ms() < end) {
+		struct pollfd p = {fd, POLLIN, 0};
+		if (poll(&p, 1, 50) > 0) {
+			ssize_t n = recv(fd, f, sizeof(f), 0);
+			if (n > 0 && handle(f, (size_t)n) == 0 &&
+			    is_port_unreach(f, (size_t)n, 9))
+				got++;
+		}
+	}
+	printf("inetfuzz: %u datagrams to port 9, %u port unreachables "
+	       "(want %u)\n",
+	       count, got, want);
+	return got == want ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -342,7 +376,8 @@ main(int argc, char **argv)
 	if (argc != 6 && argc != 7) {
 		fprintf(stderr,
 		        "usage: inetfuzz fuzz QPORT PPORT MAC COUNT SEED"
-		        " | inetfuzz ping|unreach QPORT PPORT MAC MS\n");
+		        " | inetfuzz ping|unreach QPORT PPORT MAC MS"
+		        " | inetfuzz flood QPORT PPORT MAC COUNT WANT\n");
 		return 2;
 	}
 	if (sscanf(argv[4], "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3],
@@ -364,6 +399,8 @@ main(int argc, char **argv)
 		return ping((unsigned)atoi(argv[5]));
 	if (strcmp(argv[1], "unreach") == 0 && argc == 6)
 		return unreach((unsigned)atoi(argv[5]), 9);
+	if (strcmp(argv[1], "flood") == 0 && argc == 7)
+		return flood((unsigned)atoi(argv[5]), (unsigned)atoi(argv[6]));
 	if (strcmp(argv[1], "fuzz") != 0 || argc != 7)
 		return 2;
 	rng = (uint32_t)strtoul(argv[6], NULL, 0) * 2654435761u + 1;

@@ -322,8 +322,10 @@ neigh_layer(const uint8_t *p, size_t len)
 				neigh_timer(&e, &neigh_default_params, now, &a);
 			break;
 		}
-		CHECK(!e.queued || e.state == NEIGH_INCOMPLETE,
+		CHECK(e.queued == 0 || e.state == NEIGH_INCOMPLETE,
 		      "neigh: queued outside INCOMPLETE");
+		CHECK(e.queued <= neigh_default_params.queue_len,
+		      "neigh: queue over its bound");
 		CHECK(!(a.flags & NEIGH_ACT_REMOVE) || e.state == NEIGH_NONE,
 		      "neigh: removed a live entry");
 		CHECK(!(a.flags & NEIGH_ACT_XMIT) ||

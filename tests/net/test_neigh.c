@@ -1,8 +1,8 @@
 /*
  * The neighbour state machine: every row of the transition table in
- * neigh_fsm.h, the queue-one policy, and timeouts (punctual and late).
+ * neigh_fsm.h, the bounded queue, and timeouts (punctual and late).
  * Default parameters: retrans 1 s, 3 probes, reachable 30 s, stale gc
- * 60 s, failed hold 5 s.
+ * 60 s, failed hold 5 s, 3 queued packets.
  */
 #include "net/neigh_fsm.h"
 #include "tests/net/nettest.h"
@@ -34,19 +34,20 @@ resolve_then_send(struct kt *t)
 	KT_EXPECT_EQ(t, e.state, NEIGH_INCOMPLETE);
 	KT_EXPECT_EQ(t, a.flags, NEIGH_ACT_SEND_REQUEST | NEIGH_ACT_QUEUE);
 	KT_EXPECT(t, !a.unicast);
-	KT_EXPECT(t, e.queued);
+	KT_EXPECT_EQ(t, e.queued, 1);
 	KT_EXPECT_EQ(t, e.timer, 1100);
 	neigh_input(&e, P, 300, slirp_mac, true, &a);
 	KT_EXPECT_EQ(t, e.state, NEIGH_REACHABLE);
 	KT_EXPECT_EQ(t, a.flags, NEIGH_ACT_SEND_QUEUED);
-	KT_EXPECT(t, !e.queued);
+	KT_EXPECT_EQ(t, e.queued, 0);
 	KT_EXPECT(t, memcmp(e.mac, slirp_mac, 6) == 0);
 	KT_EXPECT_EQ(t, e.timer, 30300);
 	neigh_output(&e, P, 400, &a);
 	KT_EXPECT_EQ(t, a.flags, NEIGH_ACT_XMIT);
 }
 
-/* A newer packet replaces the queued one, which is dropped and counted. */
+/* Up to queue_len (3) packets wait; the next drops the oldest (counted
+ * as ARP_QUEUE_FULL) and resolution sends what is queued. */
 static void
 queue_keeps_newest(struct kt *t)
 {
@@ -55,11 +56,67 @@ queue_keeps_newest(struct kt *t)
 
 	neigh_init(&e, IP4(10, 0, 2, 2));
 	neigh_output(&e, P, 0, &a);
+	KT_EXPECT_EQ(t, e.queued, 1);
 	neigh_output(&e, P, 10, &a);
-	KT_EXPECT_EQ(t, a.flags, NEIGH_ACT_DROP_QUEUED | NEIGH_ACT_QUEUE);
-	KT_EXPECT_DROP(t, a.queued_reason, NET_DROP_ARP_QUEUE_REPLACED);
+	KT_EXPECT_EQ(t, a.flags, NEIGH_ACT_QUEUE);
+	neigh_output(&e, P, 20, &a);
+	KT_EXPECT_EQ(t, a.flags, NEIGH_ACT_QUEUE);
+	KT_EXPECT_EQ(t, e.queued, 3);
+	neigh_output(&e, P, 30, &a);
+	KT_EXPECT_EQ(t, a.flags, NEIGH_ACT_DROP_OLDEST | NEIGH_ACT_QUEUE);
+	drop_seen(NET_DROP_ARP_QUEUE_FULL); /* what DROP_OLDEST counts */
+	KT_EXPECT_EQ(t, e.queued, 3);
+	neigh_output(&e, P, 40, &a);
+	KT_EXPECT_EQ(t, a.flags, NEIGH_ACT_DROP_OLDEST | NEIGH_ACT_QUEUE);
+	KT_EXPECT_EQ(t, e.queued, 3);
 	KT_EXPECT_EQ(t, e.probes, 1); /* no extra request per packet */
 	KT_EXPECT_EQ(t, e.timer, 1000);
+	neigh_input(&e, P, 50, slirp_mac, true, &a);
+	KT_EXPECT_EQ(t, a.flags, NEIGH_ACT_SEND_QUEUED);
+	KT_EXPECT_EQ(t, e.queued, 0);
+}
+
+/* A full queue is dropped whole when resolution fails, and on ifdown. */
+static void
+full_queue_dropped_on_failure(struct kt *t)
+{
+	struct neigh_entry e;
+	struct neigh_action a;
+
+	neigh_init(&e, IP4(10, 0, 2, 9));
+	for (int i = 0; i < 5; i++)
+		neigh_output(&e, P, (uint64_t)i, &a);
+	KT_EXPECT_EQ(t, e.queued, 3);
+	neigh_timer(&e, P, 1000, &a);
+	neigh_timer(&e, P, 2000, &a);
+	KT_EXPECT_EQ(t, e.queued, 3); /* retries keep the queue */
+	neigh_timer(&e, P, 3000, &a);
+	KT_EXPECT_EQ(t, e.state, NEIGH_FAILED);
+	KT_EXPECT_EQ(t, a.flags, NEIGH_ACT_DROP_QUEUED);
+	KT_EXPECT_DROP(t, a.queued_reason, NET_DROP_ARP_UNRESOLVED);
+	KT_EXPECT_EQ(t, e.queued, 0);
+	neigh_init(&e, IP4(10, 0, 2, 9));
+	neigh_output(&e, P, 0, &a);
+	neigh_output(&e, P, 1, &a);
+	neigh_ifdown(&e, &a);
+	KT_EXPECT_EQ(t, a.flags, NEIGH_ACT_DROP_QUEUED | NEIGH_ACT_REMOVE);
+	KT_EXPECT_EQ(t, e.queued, 0);
+}
+
+/* queue_len 1 is the old policy: each packet replaces the last. */
+static void
+queue_of_one(struct kt *t)
+{
+	struct neigh_params one = *P;
+	struct neigh_entry e;
+	struct neigh_action a;
+
+	one.queue_len = 1;
+	neigh_init(&e, IP4(10, 0, 2, 2));
+	neigh_output(&e, &one, 0, &a);
+	neigh_output(&e, &one, 10, &a);
+	KT_EXPECT_EQ(t, a.flags, NEIGH_ACT_DROP_OLDEST | NEIGH_ACT_QUEUE);
+	KT_EXPECT_EQ(t, e.queued, 1);
 }
 
 /* 3 requests 1 s apart, then FAILED: the queued packet is dropped, new
@@ -128,7 +185,7 @@ late_timer_catches_up(struct kt *t)
 	KT_EXPECT_EQ(t, e.state, NEIGH_NONE);
 	KT_EXPECT(t, a.flags & NEIGH_ACT_DROP_QUEUED);
 	KT_EXPECT(t, a.flags & NEIGH_ACT_REMOVE);
-	KT_EXPECT(t, !e.queued);
+	KT_EXPECT_EQ(t, e.queued, 0);
 }
 
 /* An event at exactly the deadline sees the timer's outcome first. */
@@ -253,7 +310,7 @@ ifdown_drops_queue(struct kt *t)
 	neigh_ifdown(&e, &a);
 	KT_EXPECT_EQ(t, a.flags, NEIGH_ACT_DROP_QUEUED | NEIGH_ACT_REMOVE);
 	KT_EXPECT_EQ(t, e.state, NEIGH_NONE);
-	KT_EXPECT(t, !e.queued);
+	KT_EXPECT_EQ(t, e.queued, 0);
 	KT_EXPECT_EQ(t, e.timer, 0);
 	resolved(&e, 0);
 	neigh_ifdown(&e, &a);
@@ -271,6 +328,8 @@ state_names(struct kt *t)
 static const struct kt_case cases[] = {
     KT_CASE(resolve_then_send),
     KT_CASE(queue_keeps_newest),
+    KT_CASE(full_queue_dropped_on_failure),
+    KT_CASE(queue_of_one),
     KT_CASE(retransmit_then_fail),
     KT_CASE(failed_hold_expired_on_output),
     KT_CASE(late_timer_catches_up),

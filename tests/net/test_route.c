@@ -175,6 +175,29 @@ model_lookup(uint32_t dst, struct route *out)
 	return best >= 0 ? 0 : -ENETUNREACH;
 }
 
+/* `ip route add default via G` without dev: G's connected route. */
+static void
+gateway_device(struct kt *t)
+{
+	route_table_init(&T, slots, ARRAY_LEN(slots));
+	KT_EXPECT_EQ(t, route_gateway_ifindex(&T, IP4(10, 0, 2, 2)),
+	             -ENETUNREACH);
+	KT_EXPECT_EQ(t, add(IP4(10, 0, 2, 0), 24, 0, 1, 0), 0);
+	KT_EXPECT_EQ(t, add(IP4(10, 0, 3, 0), 24, 0, 2, 0), 0);
+	KT_EXPECT_EQ(t, route_gateway_ifindex(&T, IP4(10, 0, 2, 2)), 1);
+	KT_EXPECT_EQ(t, route_gateway_ifindex(&T, IP4(10, 0, 3, 2)), 2);
+	/* Reached only through another gateway: not on-link. */
+	KT_EXPECT_EQ(t, add(0, 0, IP4(10, 0, 2, 2), 1, 0), 0);
+	KT_EXPECT_EQ(t, route_gateway_ifindex(&T, IP4(10, 9, 9, 9)),
+	             -ENETUNREACH);
+	/* The longest match decides, as for a packet to G. */
+	KT_EXPECT_EQ(t, add(IP4(10, 0, 3, 7), 32, IP4(10, 0, 2, 2), 1, 0), 0);
+	KT_EXPECT_EQ(t, route_gateway_ifindex(&T, IP4(10, 0, 3, 7)),
+	             -ENETUNREACH);
+	KT_EXPECT_EQ(t, add(IP4(10, 0, 3, 8), 32, 0, 1, 0), 0);
+	KT_EXPECT_EQ(t, route_gateway_ifindex(&T, IP4(10, 0, 3, 8)), 1);
+}
+
 static void
 random_against_model(struct kt *t)
 {
@@ -216,9 +239,14 @@ random_against_model(struct kt *t)
 }
 
 static const struct kt_case cases[] = {
-    KT_CASE(slirp_routes),         KT_CASE(longest_prefix_wins),
-    KT_CASE(metric_breaks_ties),   KT_CASE(add_errors),
-    KT_CASE(del_and_flush),        KT_CASE(check_catches_corruption),
-    KT_CASE(random_against_model), KT_END,
+    KT_CASE(slirp_routes),
+    KT_CASE(longest_prefix_wins),
+    KT_CASE(metric_breaks_ties),
+    KT_CASE(add_errors),
+    KT_CASE(del_and_flush),
+    KT_CASE(check_catches_corruption),
+    KT_CASE(gateway_device),
+    KT_CASE(random_against_model),
+    KT_END,
 };
 const struct kt_suite route_suite = {"route", cases};

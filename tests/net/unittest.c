@@ -7,7 +7,7 @@
 
 extern const struct kt_suite csum_suite, ether_suite, arp_suite, neigh_suite,
     ipv4_suite, icmp_suite, udp_suite, route_suite, dhcp_proto_suite,
-    dhcp_fsm_suite, slirp_suite, corpus_suite, drop_suite;
+    dhcp_fsm_suite, slirp_suite, corpus_suite, tbucket_suite, drop_suite;
 
 int
 main(void)
@@ -17,7 +17,7 @@ main(void)
 	    &csum_suite,       &ether_suite,    &arp_suite,   &neigh_suite,
 	    &ipv4_suite,       &icmp_suite,     &udp_suite,   &route_suite,
 	    &dhcp_proto_suite, &dhcp_fsm_suite, &slirp_suite, &corpus_suite,
-	    &drop_suite,
+	    &tbucket_suite,    &drop_suite,
 	};
 
 	return kt_run(suites, ARRAY_LEN(suites));
