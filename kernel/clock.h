@@ -21,6 +21,14 @@ uint64_t now_ns(void);
 uint64_t now_us(void);
 uint64_t now_ms(void);
 
+/*
+ * A duration in microseconds printed as milliseconds with three decimals,
+ * so short times keep their resolution (ping's "time=0.412 ms"):
+ *     kprintf("took " USEC_MS_FMT " ms\n", USEC_MS(us));
+ */
+#define USEC_MS_FMT "%llu.%03u"
+#define USEC_MS(us) (unsigned long long)((us) / 1000), (unsigned)((us) % 1000)
+
 /* Calibrate the TSC and start the clock at 0 (boot CPU, interrupts off). */
 void clock_init(void);
 
