@@ -13,9 +13,10 @@
 
 static DEFINE_SPINLOCK(timer_lock);
 static LIST_HEAD(timer_list);
-/* The first pending expiry (UINT64_MAX: none), so a tick with nothing due
- * takes no lock.  Written under timer_lock; read whole with cmpxchg8b. */
-static uint64_t next_expiry = UINT64_MAX;
+/* The first pending expiry in ns (UINT64_MAX: none), so a tick with
+ * nothing due takes no lock and does no division.  Written under
+ * timer_lock; read whole with cmpxchg8b. */
+static uint64_t next_expiry_ns = UINT64_MAX;
 static struct timer *volatile running_timer;
 static volatile int running_cpu = -1; /* where running_timer runs */
 static DEFINE_SPINLOCK(tick_lock);
@@ -31,7 +32,9 @@ update_next_expiry(void)
 	        ? UINT64_MAX
 	        : list_first_entry(&timer_list, struct timer, link)->expires;
 
-	write64_atomic(&next_expiry, next);
+	write64_atomic(&next_expiry_ns, next < UINT64_MAX / 1000000
+	                                    ? next * 1000000
+	                                    : UINT64_MAX);
 }
 
 void
@@ -122,15 +125,15 @@ run_timers(uint64_t now)
 void
 timer_tick(void)
 {
-	uint64_t now = now_ms();
+	uint64_t ns = now_ns();
 
-	if (now < read64_atomic(&next_expiry))
+	if (ns < read64_atomic(&next_expiry_ns))
 		return;
 	/* The tick normally arrives on one CPU, but its line can be moved
 	 * (irq_set_affinity) while a tick is in flight: serialise, so
 	 * callbacks never overlap. */
 	spin_lock(&tick_lock);
-	run_timers(now);
+	run_timers(ns / 1000000);
 	spin_unlock(&tick_lock);
 }
 
