@@ -1,8 +1,8 @@
 /*
- * Minimal ACPI table walk: RSDP -> RSDT -> MADT (ACPI 6.4 sections 5.2.5,
- * 5.2.7, 5.2.12).  Firmware tables are input like any other: every
- * signature, checksum and length is checked before a field is used, and
- * a table outside the direct map is not followed.
+ * Minimal ACPI table walk: RSDP -> RSDT -> MADT and FADT (ACPI 6.4
+ * sections 5.2.5, 5.2.7, 5.2.12, 5.2.9).  Firmware tables are input like any
+ * other: every signature, checksum and length is checked before a field is
+ * used, and a table outside the direct map is not followed.
  */
 #include <kernel/acpi.h>
 #include <kernel/page_alloc.h>
@@ -102,8 +102,10 @@ parse_madt(const struct sdt_header *h)
 	madt.found = madt.ncpus > 0 && madt.lapic_phys != 0;
 }
 
-int
-acpi_init(void)
+/* The first RSDT entry with signature sig, or NULL (reason printed if
+ * quiet is false). */
+static const struct sdt_header *
+find_table(const char *sig, bool quiet)
 {
 	uint32_t rsdp, ebda = (uint32_t)(*(uint16_t *)P2V(0x40e)) << 4;
 	const struct sdt_header *rsdt;
@@ -113,25 +115,36 @@ acpi_init(void)
 	if (rsdp == 0)
 		rsdp = find_rsdp_in(0xe0000, 0x20000);
 	if (rsdp == 0) {
-		pr_warn("acpi: no RSDP found\n");
-		return -ENOENT;
+		if (!quiet)
+			pr_warn("acpi: no RSDP found\n");
+		return NULL;
 	}
 	memcpy(&rsdt_pa, (const uint8_t *)P2V(rsdp) + 16, 4);
 	rsdt = table_at(rsdt_pa, "RSDT");
 	if (rsdt == NULL) {
-		pr_warn("acpi: RSDT at %08x missing or corrupt\n", rsdt_pa);
-		return -ENOENT;
+		if (!quiet)
+			pr_warn("acpi: RSDT at %08x missing or corrupt\n",
+			        rsdt_pa);
+		return NULL;
 	}
 	for (uint32_t off = sizeof(*rsdt); off + 4 <= rsdt->length; off += 4) {
 		uint32_t pa;
 		const struct sdt_header *t;
 		memcpy(&pa, (const uint8_t *)rsdt + off, 4);
-		t = table_at(pa, "APIC");
-		if (t != NULL) {
-			parse_madt(t);
-			break;
-		}
+		t = table_at(pa, sig);
+		if (t != NULL)
+			return t;
 	}
+	return NULL;
+}
+
+int
+acpi_init(void)
+{
+	const struct sdt_header *t = find_table("APIC", false);
+
+	if (t != NULL)
+		parse_madt(t);
 	if (!madt.found) {
 		pr_warn("acpi: no usable MADT\n");
 		return -ENOENT;
@@ -139,5 +152,32 @@ acpi_init(void)
 	if (madt.cpus_ignored > 0)
 		pr_warn("acpi: %d CPU(s) beyond the %d supported ignored\n",
 		        madt.cpus_ignored, MAX_CPUS);
+	return 0;
+}
+
+/* FADT fields (ACPI 6.4 section 5.2.9, table 5.9): PM_TMR_BLK at byte 76,
+ * PM_TMR_LEN at 91 (4 when there is a timer), Flags at 112 with
+ * TMR_VAL_EXT (bit 8): the counter has 32 bits instead of 24. */
+#define FADT_PM_TMR_BLK  76
+#define FADT_PM_TMR_LEN  91
+#define FADT_FLAGS       112
+#define FADT_TMR_VAL_EXT (1u << 8)
+
+int
+acpi_pm_timer(uint16_t *port, int *bits)
+{
+	const struct sdt_header *f = find_table("FACP", true);
+	uint32_t blk, flags;
+
+	if (f == NULL || f->length < FADT_FLAGS + 4)
+		return -ENOENT;
+	memcpy(&blk, (const uint8_t *)f + FADT_PM_TMR_BLK, 4);
+	memcpy(&flags, (const uint8_t *)f + FADT_FLAGS, 4);
+	/* An I/O port block; 0 means the platform has no PM timer. */
+	if (blk == 0 || blk > 0xfffc ||
+	    ((const uint8_t *)f)[FADT_PM_TMR_LEN] != 4)
+		return -ENOENT;
+	*port = (uint16_t)blk;
+	*bits = flags & FADT_TMR_VAL_EXT ? 32 : 24;
 	return 0;
 }

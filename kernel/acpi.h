@@ -1,7 +1,8 @@
 /*
  * What the firmware's ACPI MADT says about interrupt hardware: the local
  * APIC of every CPU, the I/O APIC, and how ISA IRQs map onto I/O APIC
- * inputs (QEMU wires the PIT's IRQ 0 to input 2, for example).
+ * inputs (QEMU wires the PIT's IRQ 0 to input 2, for example); and where
+ * the FADT puts the PM timer, the clock's calibration reference.
  */
 #ifndef KERNEL_ACPI_H
 #define KERNEL_ACPI_H
@@ -29,5 +30,9 @@ extern struct madt_info madt;
 
 /* Find and parse the MADT; 0, or -ENOENT with a reason printed. */
 int acpi_init(void);
+/* The ACPI PM timer (3.579545 MHz): its I/O port and counter width (24 or
+ * 32 bits) from the FADT; 0, or -ENOENT if there is none.  Usable before
+ * acpi_init(). */
+int acpi_pm_timer(uint16_t *port, int *bits);
 
 #endif

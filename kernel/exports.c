@@ -67,6 +67,8 @@ EXPORT_SYMBOL(wake_up_thread);
 EXPORT_SYMBOL(msleep);
 EXPORT_SYMBOL(msleep_interruptible);
 EXPORT_SYMBOL(now_ms);
+EXPORT_SYMBOL(now_us);
+EXPORT_SYMBOL(now_ns);
 EXPORT_SYMBOL(udelay);
 EXPORT_SYMBOL(signal_pending);
 EXPORT_SYMBOL(waitq_init);

@@ -80,6 +80,7 @@ kmain(uint32_t magic, uint32_t mbi_phys)
 	memory_init();
 	sched_init_cpu_idle(&idle0, "idle/0");
 	pic_init();
+	clock_init();
 	pit_init();
 	uart_enable_irq();
 	pr_info("memory: %u KiB usable, %u KiB free, %d boot module(s)\n",

@@ -1,7 +1,8 @@
 /*
- * Timekeeping and the timer list (see timer.h).  One sorted list under one
- * lock: modref has few timers, and a single list keeps "when does the next
- * one fire" and "delete, waiting for a running callback" obvious.
+ * The timer list and the tick that fires it (see timer.h; the clock is
+ * clock.c).  One sorted list under one lock: modref has few timers, and a
+ * single list keeps "when does the next one fire" and "delete, waiting for
+ * a running callback" obvious.
  */
 #include <kernel/timer.h>
 #include <kernel/spinlock.h>
@@ -10,30 +11,30 @@
 #include <kernel/sched.h>
 #include <kernel/x86.h>
 
-static volatile uint32_t time_seq;
-static volatile uint64_t time_ms;
 static DEFINE_SPINLOCK(timer_lock);
 static LIST_HEAD(timer_list);
+/* The first pending expiry in ns (UINT64_MAX: none), so a tick with
+ * nothing due takes no lock and does no division.  Written under
+ * timer_lock; read whole with cmpxchg8b. */
+static uint64_t next_expiry_ns = UINT64_MAX;
 static struct timer *volatile running_timer;
 static volatile int running_cpu = -1; /* where running_timer runs */
 static DEFINE_SPINLOCK(tick_lock);
-uint64_t tsc_per_ms;
 /* Until local APIC timers tick each CPU, the PIT drives the scheduler. */
 int pit_drives_sched = 1;
 
-uint64_t
-now_ms(void)
+/* Call with timer_lock held. */
+static void
+update_next_expiry(void)
 {
-	uint32_t s;
-	uint64_t v;
+	uint64_t next =
+	    list_empty(&timer_list)
+	        ? UINT64_MAX
+	        : list_first_entry(&timer_list, struct timer, link)->expires;
 
-	do {
-		s = time_seq;
-		barrier();
-		v = time_ms;
-		barrier();
-	} while ((s & 1) != 0 || s != time_seq);
-	return v;
+	write64_atomic(&next_expiry_ns, next < UINT64_MAX / 1000000
+	                                    ? next * 1000000
+	                                    : UINT64_MAX);
 }
 
 void
@@ -59,6 +60,7 @@ timer_add(struct timer *t, uint64_t expires)
 	list_for_each_entry(pos, &timer_list,
 	                    link) if (pos->expires > expires) break;
 	list_add_tail(&t->link, &pos->link);
+	update_next_expiry();
 	spin_unlock_irqrestore(&timer_lock, f);
 }
 
@@ -79,6 +81,7 @@ timer_del(struct timer *t)
 			list_del_init(&t->link);
 			t->pending = false;
 			was = true;
+			update_next_expiry();
 		}
 		running = running_timer == t;
 		/* A callback deleting its own timer (it runs on this CPU)
@@ -104,6 +107,7 @@ run_timers(uint64_t now)
 			break;
 		list_del_init(&t->link);
 		t->pending = false;
+		update_next_expiry();
 		running_timer = t;
 		running_cpu = cpu_id();
 		spin_unlock(&timer_lock);
@@ -114,19 +118,22 @@ run_timers(uint64_t now)
 	spin_unlock(&timer_lock);
 }
 
+/*
+ * Timers fire by the clock, not by counting ticks: a timer due at T runs
+ * at the first tick at or after T, however many ticks were lost before.
+ */
 void
 timer_tick(void)
 {
+	uint64_t ns = now_ns();
+
+	if (ns < read64_atomic(&next_expiry_ns))
+		return;
 	/* The tick normally arrives on one CPU, but its line can be moved
-	 * (irq_set_affinity) while a tick is in flight: serialise, so the
-	 * sequence count never stays odd and callbacks never overlap. */
+	 * (irq_set_affinity) while a tick is in flight: serialise, so
+	 * callbacks never overlap. */
 	spin_lock(&tick_lock);
-	time_seq++;
-	barrier();
-	time_ms++;
-	barrier();
-	time_seq++;
-	run_timers(time_ms);
+	run_timers(ns / 1000000);
 	spin_unlock(&tick_lock);
 }
 
@@ -148,32 +155,9 @@ void
 pit_init(void)
 {
 	uint16_t div = (PIT_HZ + HZ / 2) / HZ;
-	uint64_t t0;
 
 	outb(PIT_CMD, 0x34); /* channel 0, lo/hi byte, rate generator */
 	outb(PIT_CH0, div & 0xff);
 	outb(PIT_CH0, div >> 8);
 	irq_register(0, pit_irq, NULL, "pit");
-	/* Calibrate the TSC against 50 ticks for udelay(). */
-	sti();
-	uint64_t start = now_ms();
-	while (now_ms() == start)
-		hlt();
-	t0 = rdtsc();
-	start = now_ms();
-	while (now_ms() < start + 50)
-		hlt();
-	tsc_per_ms = (rdtsc() - t0) / 50;
-	if (tsc_per_ms == 0)
-		tsc_per_ms = 1;
-	cli();
-}
-
-void
-udelay(unsigned us)
-{
-	uint64_t end = rdtsc() + tsc_per_ms * us / 1000;
-
-	while (rdtsc() < end)
-		cpu_relax();
 }

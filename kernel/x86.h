@@ -181,4 +181,25 @@ read_ebp(void)
 #define READ_ONCE(x)     (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 
+/*
+ * 64-bit loads and stores that no other CPU sees half done.  On i686
+ * (no SSE) cmpxchg8b is the one instruction that moves 64 bits at once:
+ * a load compares with 0 and writes 0 back (so changes nothing), a store
+ * retries until its compare succeeds.
+ */
+static inline uint64_t
+read64_atomic(uint64_t *p)
+{
+	return __sync_val_compare_and_swap(p, 0, 0);
+}
+
+static inline void
+write64_atomic(uint64_t *p, uint64_t v)
+{
+	uint64_t old = *p, seen;
+
+	while ((seen = __sync_val_compare_and_swap(p, old, v)) != old)
+		old = seen;
+}
+
 #endif

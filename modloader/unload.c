@@ -168,7 +168,7 @@ module_unload(const char *name, int flags)
 {
 	struct module *mod;
 	char msg[REASON_MAX];
-	uint64_t start = now_ms();
+	uint64_t start = now_us();
 	int r;
 
 	modules_lazy_init();
@@ -207,7 +207,7 @@ module_unload(const char *name, int flags)
 	set_state(mod, MODULE_STATE_GONE);
 	teardown(mod);
 	if (!(flags & RMMOD_QUIET))
-		kprintf("rmmod: %s: unloaded after %u ms\n", name,
-		        (unsigned)(now_ms() - start));
+		kprintf("rmmod: %s: unloaded after " USEC_MS_FMT " ms\n", name,
+		        USEC_MS(now_us() - start));
 	return 0;
 }

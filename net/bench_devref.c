@@ -21,6 +21,7 @@
 #include <net/netdevice.h>
 #include "net/netdev_internal.h"
 #include <kernel/bootparam.h>
+#include <kernel/clock.h>
 #include <kernel/errno.h>
 #include <kernel/module.h>
 #include <kernel/printk.h>
@@ -133,15 +134,20 @@ bench_devref(unsigned pairs)
 	dev->pcpu_refs = false;
 	dev->track = false;
 	kprintf("bench: devref: %u hold/put pairs per round, %d rounds, "
-	        "median cycles per pair (ratio to wait/atomic); %s\n",
+	        "median TSC cycles and ns per pair (ratio to wait/atomic); "
+	        "%s\n",
 	        pairs, ROUNDS, booted_with("modref"));
 	for (int v = 0; v < nv; v++)
 		med[v] = median(samples[v], ROUNDS);
-	for (int v = 0; v < nv; v++)
-		kprintf("bench: devref: %-12s %6u cycles  %u.%02ux\n",
+	for (int v = 0; v < nv; v++) {
+		uint64_t ns10 = tsc_to_ns(med[v] * 10);
+
+		kprintf("bench: devref: %-12s %6u cycles %6u.%u ns  %u.%02ux\n",
 		        variant_names[v], (unsigned)med[v],
+		        (unsigned)(ns10 / 10), (unsigned)(ns10 % 10),
 		        (unsigned)(med[v] * 100 / (med[0] ? med[0] : 1) / 100),
 		        (unsigned)(med[v] * 100 / (med[0] ? med[0] : 1) % 100));
+	}
 	if (owner == NULL)
 		kprintf("bench: devref: owner skipped: no driver module "
 		        "loaded\n");

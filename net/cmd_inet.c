@@ -309,7 +309,7 @@ cmd_ping(int argc, char **argv)
 	ping_register(&w);
 	kprintf("PING %s: %lu data bytes\n", inet_ntoa_r(daddr, b), size);
 	for (unsigned seq = 1; seq <= count; seq++) {
-		uint64_t t0 = now_ms(), rtt;
+		uint64_t t0 = now_us(), rtt;
 		uint32_t before = w.replies;
 
 		bad0 = w.bad;
@@ -325,22 +325,23 @@ cmd_ping(int argc, char **argv)
 		if (r == -EINTR)
 			break;
 		if (r == 0) {
-			rtt = w.last_rx_ms - t0;
+			rtt = w.last_rx_us - t0;
 			received++;
 			rtt_sum += rtt;
 			rtt_min = rtt < rtt_min ? rtt : rtt_min;
 			rtt_max = rtt > rtt_max ? rtt : rtt_max;
 			kprintf("%u bytes from %s: icmp_seq=%u ttl=%u "
-			        "time=%llu ms%s\n",
-			        w.last_len + 8, b, seq, w.last_ttl, rtt,
+			        "time=" USEC_MS_FMT " ms%s\n",
+			        w.last_len + 8, b, seq, w.last_ttl,
+			        USEC_MS(rtt),
 			        w.bad != bad0 ? " (BAD DATA)" : "");
 		} else {
 			kprintf("no reply for icmp_seq=%u\n", seq);
 		}
 		r = 0;
-		if (seq < count && now_ms() - t0 < interval &&
+		if (seq < count && (now_us() - t0) / 1000 < interval &&
 		    msleep_interruptible(
-		        (unsigned)(interval - (now_ms() - t0))) != 0)
+		        (unsigned)(interval - (now_us() - t0) / 1000)) != 0)
 			break;
 	}
 	ping_unregister(&w);
@@ -348,8 +349,10 @@ cmd_ping(int argc, char **argv)
 	kprintf("%u packets transmitted, %u received, %u%% packet loss\n", sent,
 	        received, sent != 0 ? (sent - received) * 100 / sent : 0);
 	if (received != 0)
-		kprintf("rtt min/avg/max = %llu/%llu/%llu ms\n", rtt_min,
-		        rtt_sum / received, rtt_max);
+		kprintf("rtt min/avg/max = " USEC_MS_FMT "/" USEC_MS_FMT
+		        "/" USEC_MS_FMT " ms\n",
+		        USEC_MS(rtt_min), USEC_MS(rtt_sum / received),
+		        USEC_MS(rtt_max));
 	if (r != 0)
 		return r;
 	if (received == 0 && !signal_pending())

@@ -107,7 +107,7 @@ echo_reply_rcv(const struct icmp_msg *m, const struct inet_rx_info *ri)
 		if (w->id != m->id)
 			continue;
 		w->last_seq = m->seq;
-		w->last_rx_ms = now_ms();
+		w->last_rx_us = now_us();
 		w->last_len = (uint32_t)m->data_len;
 		w->last_ttl = ri->ttl;
 		if (!echo_data_ok(m->data, m->data_len))

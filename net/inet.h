@@ -180,7 +180,7 @@ struct ping_waiter {
 	struct waitq *wq;
 	volatile uint32_t replies;    /* count */
 	volatile uint16_t last_seq;   /* of the latest reply */
-	volatile uint64_t last_rx_ms; /* when it came */
+	volatile uint64_t last_rx_us; /* when it came (now_us) */
 	volatile uint32_t last_len;   /* its data bytes */
 	volatile uint32_t last_ttl;
 	volatile uint32_t bad;     /* replies whose data differed */

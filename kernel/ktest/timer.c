@@ -76,8 +76,8 @@ now_ms_advances(struct ktest *t)
 	uint64_t t0 = now_ms(), prev = t0, v;
 	bool back = false;
 
-	/* Busy-wait on the TSC, so the clock has to move on its own (by
-	 * the tick interrupt), not because we slept on a timer. */
+	/* Busy-wait, so the clock has to move on its own (it is the TSC,
+	 * clock.h), not because we slept on a timer. */
 	for (int i = 0; i < 40; i++) {
 		udelay(1000);
 		v = now_ms();

@@ -43,6 +43,8 @@ console_free(struct console *c)
 	sb_free(&c->report);
 	free(c->rejected);
 	c->rejected = NULL;
+	free(c->sub);
+	c->sub = NULL;
 }
 
 static void
@@ -160,15 +162,23 @@ console_match(struct console *c, const regex_t *re)
 		size_t len = nl ? (size_t)(nl - start) : c->text.len - at;
 		bool bol = at == 0 ? c->start_bol : c->text.buf[at - 1] == '\n';
 		char *line = xstrndup(start, len);
-		regmatch_t m;
-		int rc = regexec(re, line, 1, &m, bol ? 0 : REG_NOTBOL);
+		regmatch_t m[2];
+		int rc = regexec(re, line, 2, m, bol ? 0 : REG_NOTBOL);
 
+		if (rc == 0) {
+			free(c->sub);
+			c->sub =
+			    re->re_nsub >= 1 && m[1].rm_so >= 0
+			        ? xstrndup(line + m[1].rm_so,
+			                   (size_t)(m[1].rm_eo - m[1].rm_so))
+			        : NULL;
+		}
 		free(line);
 		if (rc == 0) {
-			c->pos = at + (size_t)m.rm_eo;
+			c->pos = at + (size_t)m[0].rm_eo;
 			/* A match to the end of a line also takes its newline.
 			 */
-			if (nl != NULL && (size_t)m.rm_eo == len)
+			if (nl != NULL && (size_t)m[0].rm_eo == len)
 				c->pos++;
 			c->search_re = NULL;
 			return true;

@@ -40,6 +40,7 @@ struct console {
 	} reject[CONSOLE_MAX_REJECT];
 	int nreject;
 	char *rejected; /* why, once a reject pattern matched */
+	char *sub; /* the first (group) of the last console_match, or NULL */
 
 	/*
 	 * Where the last failed console_match() for this regex and cursor
@@ -61,7 +62,8 @@ void console_attach(struct console *c, int in_fd, int out_fd);
  */
 int console_read(struct console *c, int timeout_ms);
 
-/* Search unconsumed text line by line, consume through the match. */
+/* Search unconsumed text line by line, consume through the match; the
+ * text of the regex's first (group), if it took part, goes to c->sub. */
 bool console_match(struct console *c, const regex_t *re);
 
 /*

@@ -4,7 +4,7 @@
 
 HARNESS_DIR := tests/harness
 HARNESS_OBJDIR := $(HOSTBIN)/obj/harness
-HARNESS_LIB := util profile script ktap console netdev qemu report run hostcmd
+HARNESS_LIB := util profile script ktap console netdev qemu report run hostcmd stamp
 HARNESS_LIBOBJS := $(HARNESS_LIB:%=$(HARNESS_OBJDIR)/%.o)
 HARNESS_UTOBJS := $(patsubst %,$(HARNESS_OBJDIR)/%.o,unittest ut_script ut_ktap ut_io)
 

@@ -420,6 +420,15 @@ report_ktap(struct run *R, const struct ktap *k)
 	}
 }
 
+int
+run_wait_match(struct run *R, const struct directive *d)
+{
+	char what[300];
+
+	snprintf(what, sizeof(what), "/%s/", d->text);
+	return wait_for(R, d, W_MATCH, &d->re, what);
+}
+
 static int
 execute(struct run *R, const struct directive *d)
 {
@@ -465,6 +474,10 @@ execute(struct run *R, const struct directive *d)
 		return run_host(R, d);
 	case OP_POLL:
 		return do_poll(R, d, &prompt_re);
+	case OP_STAMP:
+		return run_stamp(R, d);
+	case OP_ELAPSED:
+		return run_elapsed(R, d);
 	}
 	return -1;
 }
@@ -703,6 +716,7 @@ out:
 	console_free(&R.con);
 	if (R.log != NULL)
 		fclose(R.log);
+	free(R.stamps);
 	free(R.fail);
 	free(R.skip);
 	free(R.name);

@@ -16,6 +16,7 @@
 #include "tests/harness/profile.h"
 #include "tests/harness/report.h"
 #include "tests/harness/script.h"
+#include "tests/harness/stamp.h"
 
 struct run_opts {
 	const char *qemu;
@@ -46,6 +47,7 @@ struct run {
 	char *fail; /* the first failure, NULL while all is well */
 	char *skip; /* why the run could not happen, if not a failure */
 	int line;   /* directive being executed, for messages */
+	struct stamp *stamps; /* by directive index, once a stamp ran */
 };
 
 void run_scenario(const struct script *s, const char *profile,
@@ -66,6 +68,9 @@ int run_ms(const struct run *R, int ms);
 
 /* ${NAME} lookup for send and host lines. */
 const char *run_var(const char *name, void *ctx);
+
+/* Wait for d's regex like expect (0, or -1 with the run failed). */
+int run_wait_match(struct run *R, const struct directive *d);
 
 /* host and host-ktap directives (hostcmd.c). */
 int run_host(struct run *R, const struct directive *d);

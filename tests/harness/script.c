@@ -30,6 +30,7 @@ static const char *const op_names[] = {
     [OP_KTAP] = "ktap",           [OP_EXIT] = "exit",
     [OP_SLEEP] = "sleep",         [OP_HOST] = "host",
     [OP_HOST_KTAP] = "host-ktap", [OP_POLL] = "poll",
+    [OP_STAMP] = "stamp",         [OP_ELAPSED] = "elapsed",
 };
 
 const char *
@@ -381,6 +382,80 @@ parse_poll(struct parser *p, char *args)
 	return 0;
 }
 
+/* An earlier stamp named name: its directive index, or -1. */
+static int
+find_stamp(const struct script *s, const char *name)
+{
+	for (int i = 0; i < s->nd; i++)
+		if (s->d[i].op == OP_STAMP && s->d[i].aux != NULL &&
+		    strcmp(s->d[i].aux, name) == 0)
+			return i;
+	return -1;
+}
+
+/* stamp [-t SECS] NAME REGEX, REGEX with (the guest's seconds) in it */
+static int
+parse_stamp(struct parser *p, char *args)
+{
+	struct directive *d = add(p, OP_STAMP);
+	char *name, *re;
+
+	if (opt_timeout(p, "stamp", &args, &d->timeout_ms) < 0)
+		return -1;
+	name = args;
+	re = name + strcspn(name, " \t");
+	if (*re != '\0')
+		*re++ = '\0';
+	if (*name == '\0')
+		return fail(p, "stamp: expected 'NAME REGEX'");
+	for (char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+			return fail(p, "stamp: bad name '%s'", name);
+	if (find_stamp(p->s, name) >= 0)
+		return fail(p, "stamp: '%s' used twice", name);
+	d->aux = xstrdup(name);
+	if (compile(p, d, "stamp", trim(re)) < 0)
+		return -1;
+	if (d->re.re_nsub < 1)
+		return fail(p, "stamp: the regex needs a (group) around the "
+		               "guest's time in seconds");
+	return 0;
+}
+
+/* elapsed NAME1 NAME2 PCT% */
+static int
+parse_elapsed(struct parser *p, char *args)
+{
+	struct directive *d = add(p, OP_ELAPSED);
+	char a[64], b[64], pct[32], extra, *end;
+
+	if (sscanf(args, "%63s %63s %31s %c", a, b, pct, &extra) != 3)
+		return fail(p,
+		            "elapsed: expected 'STAMP1 STAMP2 PERCENT%%', "
+		            "got '%s'",
+		            args);
+	for (int i = 0; i < 2; i++) {
+		const char *n = i == 0 ? a : b;
+
+		d->stamp[i] = find_stamp(p->s, n);
+		if (d->stamp[i] < 0)
+			return fail(
+			    p, "elapsed: no stamp '%s' before this line", n);
+	}
+	if (d->stamp[0] == d->stamp[1])
+		return fail(p, "elapsed: needs two different stamps");
+	errno = 0;
+	d->pct = strtod(pct, &end);
+	if (*end == '%')
+		end++;
+	if (end == pct || *end != '\0' || errno != 0 || !(d->pct > 0) ||
+	    d->pct > 100)
+		return fail(p, "elapsed: '%s' is not a percentage (0..100]",
+		            pct);
+	d->text = xasprintf("%s %s", a, b);
+	return 0;
+}
+
 static int
 parse_line(struct parser *p, char *line)
 {
@@ -454,6 +529,12 @@ parse_line(struct parser *p, char *line)
 		s->needs_qemu = true;
 		return parse_poll(p, args);
 	}
+	if (strcmp(dir, "stamp") == 0) {
+		s->needs_qemu = true;
+		return parse_stamp(p, args);
+	}
+	if (strcmp(dir, "elapsed") == 0)
+		return parse_elapsed(p, args);
 	if (strcmp(dir, "sleep") == 0) {
 		if (parse_seconds(p, dir, args, &ms) < 0)
 			return -1;

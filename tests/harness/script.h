@@ -24,6 +24,8 @@ enum op {
 	OP_HOST,      /* run a host command, pass if it exits 0 */
 	OP_HOST_KTAP, /* same, and report its stdout as KTAP */
 	OP_POLL,      /* send a command again until its output matches */
+	OP_STAMP,     /* expect, and note host time and the guest's time */
+	OP_ELAPSED,   /* compare guest and host time between two stamps */
 };
 
 struct directive {
@@ -32,10 +34,13 @@ struct directive {
 	int timeout_ms; /* expect/prompt/ktap/exit/host/sleep */
 	char *text;     /* bytes to send, regex source, suite, command */
 	size_t textlen;
-	regex_t re; /* OP_EXPECT, OP_REJECT, OP_POLL */
-	char *aux;  /* OP_POLL: the regex source (text is the command) */
+	regex_t re; /* OP_EXPECT, OP_REJECT, OP_POLL, OP_STAMP */
+	char *aux;  /* OP_POLL: the regex source (text is the command);
+	               OP_STAMP: the stamp's name */
 	bool has_re;
-	int status; /* OP_EXIT: expected QEMU exit status */
+	int status;   /* OP_EXIT: expected QEMU exit status */
+	int stamp[2]; /* OP_ELAPSED: indices of the two OP_STAMP directives */
+	double pct;   /* OP_ELAPSED: allowed deviation of the ratio, in % */
 };
 
 enum fwd_proto { FWD_UDP, FWD_TCP };

@@ -168,7 +168,7 @@ static void
 console_matching(void)
 {
 	struct console c;
-	regex_t prompt, hello, anchored;
+	regex_t prompt, hello, anchored, uptime;
 	int p[2];
 	char *line;
 
@@ -177,6 +177,7 @@ console_matching(void)
 	regcomp(&prompt, PROMPT, REG_EXTENDED);
 	regcomp(&hello, "hello", REG_EXTENDED);
 	regcomp(&anchored, "^world$", REG_EXTENDED);
+	regcomp(&uptime, "^up ([0-9.]+) s", REG_EXTENDED);
 	console_feed(&c, p[1], "boot\r\nmod");
 	CHECK(!console_match(&c, &prompt));
 	/* The prompt has no newline: a partial line must match. */
@@ -195,11 +196,22 @@ console_matching(void)
 	CHECK_STR(line, "a");
 	free(line);
 	CHECK(console_line(&c) == NULL);
+	/* The first group of a match is kept (stamp reads times from it). */
+	console_feed(&c, p[1], "\nup 12.345 s, 2 cpu(s)\n");
+	CHECK(console_match(&c, &uptime));
+	CHECK(c.sub != NULL);
+	CHECK_STR(c.sub, "12.345");
+	CHECK(console_match(&c, &hello) == false);
+	CHECK(c.sub != NULL); /* a failed match leaves it */
+	console_feed(&c, p[1], "hello\n");
+	CHECK(console_match(&c, &hello));
+	CHECK(c.sub == NULL);
 	close(p[1]);
 	CHECK(console_read(&c, 100) == -1);
 	regfree(&prompt);
 	regfree(&hello);
 	regfree(&anchored);
+	regfree(&uptime);
 	console_free(&c);
 }
 

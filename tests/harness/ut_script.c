@@ -6,6 +6,7 @@
 
 #include "tests/harness/profile.h"
 #include "tests/harness/script.h"
+#include "tests/harness/stamp.h"
 
 #include "tests/harness/unittest.h"
 
@@ -42,7 +43,10 @@ script_every_directive(void)
 	                         "host true\n"
 	                         "host-ktap -t 60 build/host/harness-unittest\n"
 	                         "poll -t 9 ss => ^0 sockets$\n"
-	                         "exit 5\n",
+	                         "exit 5\n"
+	                         "stamp -t 4 t0 ^up ([0-9.]+) s\n"
+	                         "stamp t_1 ^up ([0-9.]+) s\n"
+	                         "elapsed t0 t_1 0.5%\n",
 	                         err);
 
 	CHECK(s != NULL);
@@ -56,7 +60,7 @@ script_every_directive(void)
 	      s->fwd[0].guest_port == 7);
 	CHECK_STR(s->tftp_dir, "build/modules");
 	CHECK(s->needs_qemu);
-	CHECK(s->nd == 13);
+	CHECK(s->nd == 16);
 	CHECK(s->d[0].op == OP_PROMPT && s->d[0].timeout_ms == 30000);
 	CHECK(s->d[1].op == OP_SEND);
 	CHECK_STR(s->d[1].text, "ping -c 1 ${PORT0}");
@@ -78,6 +82,12 @@ script_every_directive(void)
 	CHECK_STR(s->d[11].text, "ss");
 	CHECK_STR(s->d[11].aux, "^0 sockets$");
 	CHECK(s->d[12].op == OP_EXIT && s->d[12].status == 11);
+	CHECK(s->d[13].op == OP_STAMP && s->d[13].timeout_ms == 4000);
+	CHECK_STR(s->d[13].aux, "t0");
+	CHECK_STR(s->d[13].text, "^up ([0-9.]+) s");
+	CHECK(s->d[14].op == OP_STAMP && s->d[14].timeout_ms == 5000);
+	CHECK(s->d[15].op == OP_ELAPSED && s->d[15].stamp[0] == 13 &&
+	      s->d[15].stamp[1] == 14 && s->d[15].pct == 0.5);
 	script_free(s);
 }
 
@@ -153,6 +163,27 @@ script_errors(void)
 	    {"ktap a b\n", "t.scn:1: ktap: at most one suite name"},
 	    {"# only a comment\n\n", "t.scn:1: scenario has no directive"},
 	    {"send ${PROFILE\n", "t.scn:1: send: unterminated '${'"},
+	    {"stamp a ^up [0-9]+\n",
+	     "t.scn:1: stamp: the regex needs a (group)"},
+	    {"stamp a\n", "t.scn:1: stamp: missing argument"},
+	    {"stamp\n", "t.scn:1: stamp: expected 'NAME REGEX'"},
+	    {"stamp a/b (x)\n", "t.scn:1: stamp: bad name 'a/b'"},
+	    {"stamp a (x)\nstamp a (y)\n", "t.scn:2: stamp: 'a' used twice"},
+	    {"stamp a (x\n", "t.scn:1: stamp: bad regex '(x'"},
+	    {"stamp a (x)\nelapsed a b 1%\nstamp b (y)\n",
+	     "t.scn:2: elapsed: no stamp 'b' before this line"},
+	    {"stamp a (x)\nelapsed a a 1%\n",
+	     "t.scn:2: elapsed: needs two different stamps"},
+	    {"stamp a (x)\nstamp b (y)\nelapsed a b\n",
+	     "t.scn:3: elapsed: expected 'STAMP1 STAMP2 PERCENT%'"},
+	    {"stamp a (x)\nstamp b (y)\nelapsed a b 1% more\n",
+	     "t.scn:3: elapsed: expected 'STAMP1 STAMP2 PERCENT%'"},
+	    {"stamp a (x)\nstamp b (y)\nelapsed a b 0%\n",
+	     "t.scn:3: elapsed: '0%' is not a percentage"},
+	    {"stamp a (x)\nstamp b (y)\nelapsed a b 1%%\n",
+	     "t.scn:3: elapsed: '1%%' is not a percentage"},
+	    {"stamp a (x)\nstamp b (y)\nelapsed a b 101\n",
+	     "t.scn:3: elapsed: '101' is not a percentage"},
 	};
 	char err[512];
 
@@ -278,9 +309,31 @@ profile_shipped(void)
 	CHECK_HAS(err, "qemu/no-such.profile");
 }
 
+/* elapsed passes within the tolerance either way, fails outside it, and
+ * fails when no host time passed at all. */
+static void
+stamp_ratio(void)
+{
+	struct stamp a = {true, 1000, 1.0}, b = {true, 11000, 11.05};
+	char msg[256];
+
+	CHECK(stamp_compare(&a, &b, 1, msg, sizeof(msg)) == 0);
+	CHECK_HAS(msg, "guest 10.050 s, host 10.000 s: ratio 1.0050");
+	b.guest_s = 10.95;
+	CHECK(stamp_compare(&a, &b, 1, msg, sizeof(msg)) == 0);
+	b.guest_s = 10.85; /* 0.985: what a clock that loses ticks does */
+	CHECK(stamp_compare(&a, &b, 1, msg, sizeof(msg)) < 0);
+	CHECK_HAS(msg, "ratio 0.9850 (allowed 1 +- 1%)");
+	b.guest_s = 11.2;
+	CHECK(stamp_compare(&a, &b, 1, msg, sizeof(msg)) < 0);
+	b.host_ms = a.host_ms;
+	CHECK(stamp_compare(&a, &b, 100, msg, sizeof(msg)) < 0);
+	CHECK_HAS(msg, "no host time passed");
+}
+
 static const struct tcase script_cases[] = {
     T(script_every_directive), T(script_defaults), T(script_exit_names),
-    T(script_errors), T(script_expand)};
+    T(script_errors),          T(script_expand),   T(stamp_ratio)};
 const struct suite script_suite = {"script", script_cases, N(script_cases)};
 
 static const struct tcase profile_cases[] = {

@@ -1,0 +1,55 @@
+/*
+ * The kernel clock: time since boot, read from the TSC.  The TSC counts
+ * at a constant rate whether or not interrupts are delivered (under QEMU
+ * TCG it is the host's TSC), so the clock keeps time while every CPU is
+ * busy or has interrupts off; timer ticks only drive scheduling and fire
+ * timers, and a lost tick delays a timer to the next tick without making
+ * the clock slow.  clock_init() measures the TSC's rate once at boot
+ * against a counter of known frequency: the ACPI PM timer, or the PIT's
+ * channel 2 on a machine without one.
+ *
+ * Rules: now_*() may be called anywhere (interrupts, NMI, any CPU) and
+ * never go back: no CPU reads a value lower than one any CPU has returned
+ * before.  Before clock_init() they return 0.
+ */
+#ifndef KERNEL_CLOCK_H
+#define KERNEL_CLOCK_H
+
+#include <stdint.h>
+
+uint64_t now_ns(void);
+uint64_t now_us(void);
+uint64_t now_ms(void);
+
+/*
+ * A duration in microseconds printed as milliseconds with three decimals,
+ * so short times keep their resolution (ping's "time=0.412 ms"):
+ *     kprintf("took " USEC_MS_FMT " ms\n", USEC_MS(us));
+ */
+#define USEC_MS_FMT "%llu.%03u"
+#define USEC_MS(us) (unsigned long long)((us) / 1000), (unsigned)((us) % 1000)
+
+/* Calibrate the TSC and start the clock at 0 (boot CPU, interrupts off). */
+void clock_init(void);
+
+/* TSC cycles as nanoseconds (for benchmarks that count cycles). */
+uint64_t tsc_to_ns(uint64_t cycles);
+
+/* Busy-wait (for early boot and hardware delays only). */
+void udelay(unsigned us);
+extern uint64_t tsc_per_ms;
+
+/*
+ * The counter the TSC was calibrated against, for tests that check the
+ * clock with something other than the TSC: count() grows at hz and wraps
+ * at mask + 1.
+ */
+struct clock_ref {
+	const char *name;
+	uint32_t hz;
+	uint32_t mask;
+	uint32_t (*count)(void);
+};
+const struct clock_ref *clock_reference(void);
+
+#endif
