@@ -117,6 +117,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 -include tests/net/net.mk
 -include modloader/modules.mk
 -include tests/stress/stress.mk
+-include tests/lava/lava.mk
 
 # ---- ISO through GRUB ----------------------------------------------------------
 iso: $(ISOIMG)
