@@ -214,6 +214,8 @@ calibrate(void)
 		hz = measure();
 		if (hz != 0 && prev != 0 && agree(hz, prev))
 			return (hz + prev) / 2;
+		if (hz == 0 && i > 0 && prev == 0)
+			return 0; /* twice nothing: stuck, not unlucky */
 		prev = hz;
 	}
 	if (hz != 0)
@@ -246,8 +248,8 @@ clock_init(void)
 		hz = calibrate();
 	}
 	if (hz == 0)
-		panic("clock: cannot measure the TSC: neither it nor the "
-		      "%s counts",
+		panic("clock: cannot measure the TSC against the %s: one "
+		      "of them does not count",
 		      ref->name);
 	if (hz < 1000000)
 		hz = 1000000; /* a TSC slower than 1 MHz is not one */
