@@ -15,6 +15,7 @@
 #include <kernel/clock.h>
 #include <kernel/acpi.h>
 #include <kernel/printk.h>
+#include <kernel/panic.h>
 #include <kernel/x86.h>
 
 uint64_t tsc_per_ms;
@@ -136,10 +137,11 @@ clock_reference(void)
 
 /* ---- calibration ------------------------------------------------------- */
 
-#define CAL_MS       25 /* one measurement; well within the PIT's 55 ms */
-#define CAL_TRIES    10
-#define CAL_SAMPLES  5
-#define CAL_AGREE_PM 1 /* two measurements agree to 1/1000 */
+#define CAL_MS          25 /* one measurement; well within the PIT's 55 ms */
+#define CAL_TRIES       10
+#define CAL_SAMPLES     5
+#define CAL_AGREE_PM    1 /* two measurements agree to 1/1000 */
+#define CAL_STUCK_READS 1000000
 
 struct sample {
 	uint64_t tsc;   /* when the reference was read, give or take width/2 */
@@ -166,19 +168,25 @@ sample(struct sample *best)
 }
 
 /* TSC cycles per second over CAL_MS of the reference; 0 if it made no
- * sense (the TSC did not move). */
+ * sense (the TSC did not move, or the counter is stuck: a working one
+ * changes every microsecond, so a million reads of one value mean a
+ * firmware table pointed at nothing). */
 static uint64_t
 measure(void)
 {
 	uint64_t ticks = 0, want = (uint64_t)ref->hz * CAL_MS / 1000;
 	struct sample a, b;
-	uint32_t prev, c;
+	uint32_t prev, c, same = 0;
 
 	sample(&a);
 	prev = a.count;
 	/* Reading continuously, each step is far shorter than a wrap. */
 	while (ticks < want) {
 		c = ref->count() & ref->mask;
+		if (c == prev && ++same > CAL_STUCK_READS)
+			return 0;
+		if (c != prev)
+			same = 0;
 		ticks += (c - prev) & ref->mask;
 		prev = c;
 	}
@@ -206,10 +214,14 @@ calibrate(void)
 		hz = measure();
 		if (hz != 0 && prev != 0 && agree(hz, prev))
 			return (hz + prev) / 2;
+		if (hz == 0 && i > 0 && prev == 0)
+			return 0; /* twice nothing: stuck, not unlucky */
 		prev = hz;
 	}
-	pr_warn("clock: TSC calibration never settled; %u kHz may be off\n",
-	        (unsigned)(hz / 1000));
+	if (hz != 0)
+		pr_warn("clock: TSC calibration never settled; %u kHz may "
+		        "be off\n",
+		        (unsigned)(hz / 1000));
 	return hz;
 }
 
@@ -227,6 +239,18 @@ clock_init(void)
 		ref = &pit2_ref;
 	}
 	hz = calibrate();
+	if (hz == 0 && ref == &pmtmr_ref) {
+		pr_warn("clock: the ACPI PM timer at port %x does not count; "
+		        "using the PIT\n",
+		        pmtmr_port);
+		pit2_start();
+		ref = &pit2_ref;
+		hz = calibrate();
+	}
+	if (hz == 0)
+		panic("clock: cannot measure the TSC against the %s: one "
+		      "of them does not count",
+		      ref->name);
 	if (hz < 1000000)
 		hz = 1000000; /* a TSC slower than 1 MHz is not one */
 	tsc_per_ms = hz / 1000;

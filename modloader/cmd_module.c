@@ -332,8 +332,10 @@ cmd_modcycle(int argc, char **argv)
 			return mod_error("modcycle", argv[1], r, err);
 		}
 		r = module_unload(name, RMMOD_QUIET);
-		if (r < 0)
+		if (r < 0) {
+			modcycle_summary(argv[1], i, t0);
 			return r;
+		}
 		if ((i + 1) % 250 == 0 || i + 1 == n)
 			kprintf("modcycle: %s: %lu/%lu cycles\n", argv[1],
 			        i + 1, n);
