@@ -17,7 +17,9 @@
  * -n never waits: the first veto or a nonzero count is EBUSY with the
  * reason, and the module stays LIVE.
  */
+#include <kernel/panic.h>
 #include <kernel/printk.h>
+#include <kernel/racepoint.h>
 #include <kernel/rcu.h>
 #include <kernel/sched.h>
 #include <kernel/string.h>
@@ -37,9 +39,12 @@ rm_error(const char *name, int err, const char *msg)
 	return err;
 }
 
+/* Every state change is made under module_mutex, so that whoever holds it
+ * sees a state that cannot change under it. */
 static void
 set_state(struct module *mod, int state)
 {
+	ASSERT(mutex_held(&module_mutex));
 	__atomic_store_n(&mod->state, state, __ATOMIC_SEQ_CST);
 }
 
@@ -107,6 +112,8 @@ wait_released(struct module *mod)
 void
 module_teardown_locked(struct module *mod)
 {
+	ASSERT(mutex_held(&module_mutex));
+	ASSERT(mod->state == MODULE_STATE_GONE);
 	list_del_init(&mod->list);
 	module_drop_uses(mod);
 	mutex_unlock(&module_mutex);
@@ -117,20 +124,15 @@ module_teardown_locked(struct module *mod)
 	mutex_unlock(&module_mutex);
 }
 
-static void
-teardown(struct module *mod)
-{
-	mutex_lock(&module_mutex);
-	module_teardown_locked(mod);
-}
-
 /* Steps 1 and 2, mutex held: 0 with mod GOING, 1 if it is a kept failed
- * module to free, or -errno (reported). */
+ * module to free (the caller tears it down before it drops the mutex),
+ * or -errno (reported). */
 static int
 begin(struct module *mod, int flags)
 {
 	char why[2 * REASON_MAX];
 
+	ASSERT(mutex_held(&module_mutex));
 	switch (mod->state) {
 	case MODULE_STATE_GONE:
 		return 1;
@@ -181,14 +183,16 @@ module_unload(const char *name, int flags)
 		                "modules)");
 	}
 	r = begin(mod, flags);
-	mutex_unlock(&module_mutex);
-	if (r < 0)
-		return r;
 	if (r == 1) {
-		teardown(mod);
+		/* Unlisted before the mutex is dropped: a second rmmod
+		 * cannot find it and free it again. */
+		module_teardown_locked(mod);
 		kprintf("rmmod: %s: freed (its init had failed)\n", name);
 		return 0;
 	}
+	mutex_unlock(&module_mutex);
+	if (r < 0)
+		return r;
 	if (!(flags & RMMOD_NOWAIT)) {
 		if ((flags & RMMOD_FORCE) && mod->force != NULL) {
 			msg[0] = '\0';
@@ -204,8 +208,13 @@ module_unload(const char *name, int flags)
 	}
 	if (mod->exit != NULL)
 		mod->exit();
+	/* Still GOING here, so a second rmmod is refused (EBUSY).  GONE
+	 * and unlisted under one hold of the mutex: no rmmod can find a
+	 * GONE module that someone else is already tearing down. */
+	race_point("rmmod-exited");
+	mutex_lock(&module_mutex);
 	set_state(mod, MODULE_STATE_GONE);
-	teardown(mod);
+	module_teardown_locked(mod);
 	if (!(flags & RMMOD_QUIET))
 		kprintf("rmmod: %s: unloaded after " USEC_MS_FMT " ms\n", name,
 		        USEC_MS(now_us() - start));

