@@ -122,4 +122,108 @@ concurrent_rmmod_frees_once(struct ktest *t)
 	kt_shared_put(a);
 }
 
-KTEST_SUITE(unload_race, KTEST_CASE(concurrent_rmmod_frees_once));
+/* netsim loaded, nsim0 held by the test: what rmmod will wait for. */
+static struct net_device *
+netsim_held(struct ktest *t, struct dev_tracker *tr)
+{
+	struct net_device *dev;
+
+	if (netdev_refmode != REFMODE_WAIT) {
+		ktest_skip(t, "needs refmode=wait");
+		return NULL;
+	}
+	if (!load(t, "netsim", NULL))
+		return NULL;
+	dev = dev_get_by_name("nsim0", tr, "ktest-race");
+	KEXPECT_TRUE(t, dev != NULL);
+	if (dev == NULL)
+		module_unload("netsim", RMMOD_QUIET);
+	return dev;
+}
+
+static void
+rollback_resumes_before_live(struct ktest *t)
+{
+	struct dev_tracker tr;
+	struct net_device *dev = netsim_held(t, &tr);
+	struct module *mod = find_loaded("netsim");
+	struct rmmod_arg *a;
+	struct thread *th;
+	bool live, registered;
+
+	if (dev == NULL)
+		return;
+	KASSERT_TRUE(t, mod != NULL);
+	KASSERT_TRUE(t, race_arm("rmmod-abandon") == 0);
+	a = start_rmmod("netsim", RMMOD_QUIET, &th);
+	KASSERT_TRUE(t, a != NULL);
+	/* Waiting for our reference, with nsim0 unlisted. */
+	KEXPECT_TRUE(t,
+	             kt_poll(READ_ONCE(dev->reg_state) == NETREG_UNREGISTERING,
+	                     KT_SOON_MS));
+	thread_signal(th);
+	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
+	/* Between the rollback's two steps: whatever the state says must
+	 * be true of the module. */
+	live = READ_ONCE(mod->state) == MODULE_STATE_LIVE;
+	registered = READ_ONCE(dev->reg_state) == NETREG_REGISTERED;
+	KEXPECT_MSG(t, !live || registered,
+	            "netsim is LIVE but nsim0 is not registered (state %d)",
+	            dev->reg_state);
+	race_release();
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
+	KEXPECT_EQ(t, a->result, -EINTR);
+	KEXPECT_EQ(t, mod->state, MODULE_STATE_LIVE);
+	KEXPECT_EQ(t, dev->reg_state, NETREG_REGISTERED);
+	kt_shared_put(a);
+	dev_put_track(dev, &tr);
+	KEXPECT_EQ(t, module_unload("netsim", RMMOD_QUIET), 0);
+}
+
+static void
+nowait_rmmod_never_waits(struct ktest *t)
+{
+	struct dev_tracker tr, late;
+	struct net_device *dev = netsim_held(t, &tr), *d;
+	struct module *mod = find_loaded("netsim");
+	struct rmmod_arg *a;
+	struct thread *th;
+	bool returned;
+
+	if (dev == NULL)
+		return;
+	KASSERT_TRUE(t, mod != NULL);
+	dev_put_track(dev, &tr); /* free: rmmod -n's check passes */
+	KASSERT_TRUE(t, race_arm("rmmod-checked") == 0);
+	a = start_rmmod("netsim", RMMOD_NOWAIT | RMMOD_QUIET, &th);
+	KASSERT_TRUE(t, a != NULL);
+	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
+	/* A new reference after the check said "free". */
+	d = dev_get_by_name("nsim0", &late, "ktest-late");
+	KEXPECT_TRUE(t, d == dev);
+	race_release();
+	returned = kt_poll(READ_ONCE(a->done), KT_SOON_MS);
+	KEXPECT_MSG(t, returned, "rmmod -n still running after %u ms",
+	            KT_SOON_MS);
+	if (!returned) {
+		/* Where it waits, Ctrl-C does nothing: the owner is GOING. */
+		thread_signal(th);
+		msleep(100);
+		KEXPECT_MSG(t, READ_ONCE(a->done),
+		            "rmmod -n ignores Ctrl-C too");
+	}
+	if (d != NULL)
+		dev_put_track(d, &late);
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
+	if (returned) {
+		KEXPECT_EQ(t, a->result, -EBUSY);
+		KEXPECT_EQ(t, mod->state, MODULE_STATE_LIVE);
+		KEXPECT_EQ(t, dev->reg_state, NETREG_REGISTERED);
+		KEXPECT_EQ(t, module_unload("netsim", RMMOD_QUIET), 0);
+	}
+	kt_shared_put(a);
+}
+
+KTEST_SUITE(unload_race, KTEST_CASE(concurrent_rmmod_frees_once),
+            KTEST_CASE(rollback_resumes_before_live),
+            KTEST_CASE(nowait_rmmod_never_waits));

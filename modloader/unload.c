@@ -15,7 +15,15 @@
  *      range quarantined (area.c)
  *
  * -n never waits: the first veto or a nonzero count is EBUSY with the
- * reason, and the module stays LIVE.
+ * reason, and the module stays LIVE.  If both are clear, the quiesce hook
+ * runs and they are asked once more (a reference may have been taken in
+ * between); busy then is EBUSY too, after the resume hook.
+ *
+ * Whoever holds module_mutex sees a state nobody else changes: every
+ * state change is made under it.  A module is GOING from begin until the
+ * same hold of the mutex that makes it GONE unlists it, so a second rmmod
+ * finds it GOING (EBUSY) or not at all (ENOENT).  On a rollback the
+ * resume hook runs before the module is LIVE again.
  */
 #include <kernel/panic.h>
 #include <kernel/printk.h>
@@ -48,10 +56,12 @@ set_state(struct module *mod, int state)
 	__atomic_store_n(&mod->state, state, __ATOMIC_SEQ_CST);
 }
 
-/* Why mod cannot go right now: "" if it can (veto and count both clear);
- * with the count released when it returns "". */
+/* Why mod cannot go right now: "" if it can (veto and count both clear).
+ * With release, the count is also released when it returns "" (the
+ * refcount implementation's unload check: no reference can be taken any
+ * more); without, the count is only looked at and nothing changes. */
 static void
-busy_reason(struct module *mod, char *buf, size_t size)
+busy_reason(struct module *mod, bool release, char *buf, size_t size)
 {
 	char why[REASON_MAX] = "", st[REASON_MAX] = "";
 	int n;
@@ -60,7 +70,8 @@ busy_reason(struct module *mod, char *buf, size_t size)
 		if (why[0] == '\0')
 			strlcpy(why, "the module vetoes unloading",
 			        sizeof(why));
-	} else if (mod->refops->try_release(mod) == 0) {
+	} else if (release ? mod->refops->try_release(mod) == 0
+	                   : module_refcount(mod) == 0) {
 		buf[0] = '\0';
 		return;
 	}
@@ -71,16 +82,47 @@ busy_reason(struct module *mod, char *buf, size_t size)
 	         st[0] ? "; " : "", st);
 }
 
-static int
-abandon(struct module *mod)
+/* Undo steps 2 and 3 of a module whose count was not released: resume
+ * first, LIVE after, so that a LIVE module is always a working one (its
+ * devices registered again, its sockets accepted). */
+static void
+rollback(struct module *mod)
 {
+	ASSERT(!mutex_held(&module_mutex));
+	ASSERT(mod->state == MODULE_STATE_GOING);
+	if (mod->resume != NULL)
+		mod->resume();
+	race_point("rmmod-abandon");
 	mutex_lock(&module_mutex);
 	set_state(mod, MODULE_STATE_LIVE);
 	mutex_unlock(&module_mutex);
-	if (mod->resume != NULL)
-		mod->resume();
+}
+
+static int
+abandon(struct module *mod)
+{
+	rollback(mod);
 	return rm_error(mod->name, -EINTR,
 	                "unload abandoned, module is LIVE again");
+}
+
+/* rmmod -n past begin(): the module looked free, but until its hooks
+ * have run, references can still be taken (a device lookup does not
+ * check the module's state).  Quiesce, then check once more: free now
+ * is free for good; otherwise back to LIVE.  Never waits. */
+static int
+nowait_quiesced(struct module *mod)
+{
+	char why[2 * REASON_MAX];
+
+	race_point("rmmod-checked");
+	if (mod->quiesce != NULL)
+		mod->quiesce();
+	busy_reason(mod, true, why, sizeof(why));
+	if (why[0] == '\0')
+		return 0;
+	rollback(mod);
+	return rm_error(mod->name, -EBUSY, why);
 }
 
 /* Step 4: 0 once released, -EINTR after Ctrl-C (module LIVE again). */
@@ -91,7 +133,7 @@ wait_released(struct module *mod)
 	uint64_t start = now_ms(), next = start + 1000;
 
 	for (;;) {
-		busy_reason(mod, why, sizeof(why));
+		busy_reason(mod, true, why, sizeof(why));
 		if (why[0] == '\0')
 			return 0;
 		if (now_ms() >= next) {
@@ -156,7 +198,8 @@ begin(struct module *mod, int flags)
 	}
 	set_state(mod, MODULE_STATE_GOING);
 	if (flags & RMMOD_NOWAIT) {
-		busy_reason(mod, why, sizeof(why));
+		/* A look only: a busy module is left alone (no hook runs). */
+		busy_reason(mod, false, why, sizeof(why));
 		if (why[0] != '\0') {
 			set_state(mod, MODULE_STATE_LIVE);
 			return rm_error(mod->name, -EBUSY, why);
@@ -193,7 +236,11 @@ module_unload(const char *name, int flags)
 	mutex_unlock(&module_mutex);
 	if (r < 0)
 		return r;
-	if (!(flags & RMMOD_NOWAIT)) {
+	if (flags & RMMOD_NOWAIT) {
+		r = nowait_quiesced(mod);
+		if (r != 0)
+			return r;
+	} else {
 		if ((flags & RMMOD_FORCE) && mod->force != NULL) {
 			msg[0] = '\0';
 			r = mod->force(msg, sizeof(msg));
