@@ -11,6 +11,7 @@
 #include <kernel/memtag.h>
 #include <kernel/page_alloc.h>
 #include <kernel/kmalloc.h>
+#include <kernel/kfence.h>
 #include <kernel/string.h>
 #include <kernel/errno.h>
 
@@ -60,6 +61,9 @@ meminfo_diff(void)
 static int
 cmd_meminfo(int argc, char **argv)
 {
+	/* Guarded objects freed where the pages could not go back at once
+	 * are part of the books only once they have. */
+	kfence_flush();
 	if (argc == 2 && strcmp(argv[1], "-c") == 0) {
 		for (int i = 0; i < MAX_MEMTAGS; i++) {
 			struct memtag *m = memtag_at(i);
@@ -79,6 +83,7 @@ cmd_meminfo(int argc, char **argv)
 	        (unsigned)pages_total(), (unsigned)pages_free(),
 	        (unsigned)(pages_total() - pages_free()));
 	kprintf("kmalloc slabs: %u pages\n", (unsigned)kmalloc_slab_pages());
+	kfence_show();
 	kprintf("%-16s %8s %10s %7s %9s %9s\n", "tag", "objects", "bytes",
 	        "pages", "allocs", "frees");
 	for (int i = 0; i < memtag_count(); i++) {

@@ -5,6 +5,7 @@
  * under the tag that made it, regardless of slab rounding.
  */
 #include <kernel/kmalloc.h>
+#include <kernel/kfence.h>
 #include <kernel/page_alloc.h>
 #include <kernel/memtag.h>
 #include <kernel/spinlock.h>
@@ -89,6 +90,11 @@ kmalloc(size_t size, const char *tag)
 
 	if (size == 0 || size > (64u << 20))
 		return NULL;
+	if (kfence_enabled) {
+		void *p = kfence_kmalloc(size, tag, t);
+		if (p != NULL)
+			return p;
+	}
 	c = size_class(total);
 	if (c >= 0) {
 		h = (struct kmhdr *)class_alloc(c);
@@ -145,6 +151,10 @@ kfree(void *p)
 
 	if (p == NULL)
 		return;
+	if (kfence_owns(p)) {
+		kfence_free(p);
+		return;
+	}
 	h = header_of(p, "kfree");
 	m = memtag_at(h->tag);
 	memtag_add(&m->objs, -1);
@@ -167,6 +177,8 @@ kfree(void *p)
 size_t
 ksize(const void *p)
 {
+	if (kfence_owns(p))
+		return kfence_ksize(p);
 	return header_of(p, "ksize")->size;
 }
 

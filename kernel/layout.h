@@ -17,7 +17,12 @@
 
 /* vmap area: MMIO (local APIC, I/O APIC, PCI BARs), mapped uncached. */
 #define VMAP_BASE 0xE0000000
-#define VMAP_END  0xF0000000
+#define VMAP_END  0xEC000000
+
+/* kfence area: guarded objects (kernel/kfence.h), one slot of a guard
+ * page and up to two object pages each, mapped while the object lives. */
+#define KFENCE_BASE 0xEC000000
+#define KFENCE_END  0xF0000000
 
 /* Module area: module images, mapped page by page, addresses handed out
  * in increasing order so an unloaded module's range stays unmapped

@@ -22,6 +22,7 @@
 #include <kernel/module.h>
 #include <kernel/x86.h>
 #include <drivers/pci.h>
+#include <kernel/kfence.h>
 #include <net/netdevice.h>
 #include <net/inet.h>
 
@@ -54,6 +55,7 @@ static void
 init_thread(void *arg)
 {
 	(void)arg;
+	kfence_init();
 	modules_init();
 	pci_init();
 	netdev_init();

@@ -108,21 +108,46 @@ protect_page(uintptr_t va, uint32_t flags)
 	return err;
 }
 
-uintptr_t
-unmap_page(uintptr_t va)
+/* Clear the entry; the caller flushes (lock held). */
+static uintptr_t
+clear_pte(uintptr_t va)
 {
-	uint32_t *pte;
+	uint32_t *pte = pte_slot(va, false);
 	uintptr_t pa = 0;
+
+	if (pte != NULL && (*pte & PTE_P)) {
+		pa = *pte & ~0xfffu;
+		*pte = 0;
+	}
+	return pa;
+}
+
+uintptr_t
+unmap_page_local(uintptr_t va)
+{
+	uintptr_t pa;
 	uint32_t f;
 
 	if (!in_pageable_area(va))
 		return 0;
 	f = spin_lock_irqsave(&paging_lock);
-	pte = pte_slot(va, false);
-	if (pte != NULL && (*pte & PTE_P)) {
-		pa = *pte & ~0xfffu;
-		*pte = 0;
-	}
+	pa = clear_pte(va);
+	spin_unlock_irqrestore(&paging_lock, f);
+	if (pa != 0)
+		invlpg(va);
+	return pa;
+}
+
+uintptr_t
+unmap_page(uintptr_t va)
+{
+	uintptr_t pa;
+	uint32_t f;
+
+	if (!in_pageable_area(va))
+		return 0;
+	f = spin_lock_irqsave(&paging_lock);
+	pa = clear_pte(va);
 	spin_unlock_irqrestore(&paging_lock, f);
 	if (pa != 0)
 		tlb_flush_range(va, 1);

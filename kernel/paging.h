@@ -28,6 +28,10 @@ int map_page(uintptr_t va, uintptr_t pa, uint32_t flags);
 int protect_page(uintptr_t va, uint32_t flags);
 /* Unmap; returns the physical address that was mapped, or 0. */
 uintptr_t unmap_page(uintptr_t va);
+/* Unmap on this CPU only (any context); other CPUs may keep the old
+ * translation until the caller's tlb_flush_range(va, 1), which must come
+ * before the physical page is used again. */
+uintptr_t unmap_page_local(uintptr_t va);
 /* Physical address mapped at va (any area), or 0 and false. */
 bool virt_to_phys(uintptr_t va, uintptr_t *pa);
 /* Map MMIO uncached in the vmap area. */

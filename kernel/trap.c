@@ -46,7 +46,8 @@ static struct {
 static vector_handler_fn vector_handlers[256];
 static const struct irq_chip *chip = &pic_chip;
 static DEFINE_SPINLOCK(irq_lock);
-static fault_hook_fn fault_hook;
+#define MAX_FAULT_HOOKS 4
+static fault_hook_fn fault_hooks[MAX_FAULT_HOOKS];
 
 extern char vector_stubs[];
 extern char probe_read32_insn[], probe_read32_fixup[];
@@ -233,9 +234,15 @@ vector_register(int vec, vector_handler_fn fn)
 }
 
 void
-trap_set_fault_hook(fault_hook_fn fn)
+trap_add_fault_hook(fault_hook_fn fn)
 {
-	fault_hook = fn;
+	for (int i = 0; i < MAX_FAULT_HOOKS; i++) {
+		if (fault_hooks[i] == NULL) {
+			fault_hooks[i] = fn;
+			return;
+		}
+	}
+	panic("trap: more than %d fault hooks", MAX_FAULT_HOOKS);
 }
 
 static void
@@ -305,8 +312,8 @@ exception(struct trapframe *tf)
 		        tf->err & 16 ? "instruction fetch" : "data access");
 	if (tf->vector == 14)
 		explain_fault_addr(cr2);
-	if (fault_hook != NULL)
-		fault_hook(tf, cr2);
+	for (int i = 0; i < MAX_FAULT_HOOKS && fault_hooks[i] != NULL; i++)
+		fault_hooks[i](tf, cr2);
 	dump_registers(tf);
 	kprintf("  backtrace:\n");
 	backtrace_from(tf->eip, tf->ebp);

@@ -11,6 +11,7 @@ struct trapframe;
 
 /* Called during a fatal exception report, before the registers. */
 typedef void (*fault_hook_fn)(const struct trapframe *tf, uint32_t cr2);
-void trap_set_fault_hook(fault_hook_fn fn);
+/* Hooks are called in the order they were added (at most 4). */
+void trap_add_fault_hook(fault_hook_fn fn);
 
 #endif

@@ -264,5 +264,5 @@ void
 graveyard_init(void)
 {
 	ksym_set_module_resolver(module_resolver);
-	trap_set_fault_hook(fault_hook);
+	trap_add_fault_hook(fault_hook);
 }
