@@ -24,6 +24,7 @@
 #include <kernel/kmalloc.h>
 #include <kernel/module.h>
 #include <kernel/mutex.h>
+#include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <kernel/rcu.h>
 #include <kernel/sched.h>
@@ -209,6 +210,22 @@ dev_get_by_index(int ifindex, struct dev_tracker *t, const char *tag)
 }
 EXPORT_SYMBOL(dev_get_by_index);
 
+/* Taken by a listed device or by one being unregistered, which a
+ * rollback may list again under its name (rtnl held). */
+static bool
+name_taken(const char *name)
+{
+	struct net_device *d;
+
+	ASSERT(rtnl_is_locked());
+	if (dev_get_by_name_rcu(name) != NULL)
+		return true;
+	list_for_each_entry(d, &netdev_unreg_list,
+	                    unreg_link) if (strncmp(d->name, name, IFNAMSIZ) ==
+	                                    0) return true;
+	return false;
+}
+
 /* "eth%d" -> the lowest free eth<N>; a plain name must be free. */
 static int
 assign_name(struct net_device *dev)
@@ -216,14 +233,15 @@ assign_name(struct net_device *dev)
 	const char *pct = strchr(dev->name, '%');
 	char prefix[IFNAMSIZ], cand[IFNAMSIZ];
 
+	ASSERT(rtnl_is_locked());
 	if (pct == NULL)
-		return dev_get_by_name_rcu(dev->name) != NULL ? -EEXIST : 0;
+		return name_taken(dev->name) ? -EEXIST : 0;
 	if (pct[1] != 'd' || strchr(pct + 1, '%') != NULL)
 		return -EINVAL;
 	strlcpy(prefix, dev->name, (size_t)(pct - dev->name) + 1);
 	for (int i = 0; i < 100; i++) {
 		snprintf(cand, sizeof(cand), "%s%d%s", prefix, i, pct + 2);
-		if (dev_get_by_name_rcu(cand) == NULL) {
+		if (!name_taken(cand)) {
 			strlcpy(dev->name, cand, sizeof(dev->name));
 			return 0;
 		}
@@ -239,6 +257,7 @@ call_netdevice_notifiers(unsigned long event, struct net_device *dev)
 {
 	struct notifier_block *nb;
 
+	ASSERT(rtnl_is_locked());
 	list_for_each_entry(nb, &notifiers, link)
 	    nb->notifier_call(nb, event, dev);
 }
@@ -411,8 +430,12 @@ register_netdev(struct net_device *dev)
 EXPORT_SYMBOL(register_netdev);
 
 void
-netdev_unregister_begin(struct net_device *dev)
+netdev_unregister_begin(struct net_device *dev, bool by_rmmod)
 {
+	ASSERT(rtnl_is_locked());
+	ASSERT(dev->reg_state == NETREG_REGISTERED);
+	dev->unreg_thread = current;
+	dev->unreg_by_rmmod = by_rmmod;
 	dev->was_up = netif_running(dev);
 	__dev_close(dev, true);
 	__atomic_store_n(&dev->reg_state, NETREG_UNREGISTERING,
@@ -427,6 +450,9 @@ netdev_unregister_begin(struct net_device *dev)
 void
 netdev_unregister_abort(struct net_device *dev)
 {
+	ASSERT(rtnl_is_locked());
+	ASSERT(dev->reg_state == NETREG_UNREGISTERING);
+	dev->unreg_thread = NULL;
 	list_del_init(&dev->unreg_link);
 	list_add_tail_rcu(&dev->dev_list, &netdev_list);
 	__atomic_store_n(&dev->reg_state, NETREG_REGISTERED, __ATOMIC_SEQ_CST);
@@ -438,12 +464,12 @@ netdev_unregister_abort(struct net_device *dev)
 	        dev->was_up && netif_running(dev) ? " and up" : "");
 }
 
-/* rtnl held. */
 void
 netdev_wait_report(struct net_device *dev)
 {
 	uint64_t now = now_ms();
 
+	ASSERT(rtnl_is_locked());
 	if (now < dev->unreg_next_msg_ms)
 		return;
 	dev->unreg_next_msg_ms = now + 1000;
@@ -484,7 +510,11 @@ netdev_unregister_finish(struct net_device *dev)
 	bool legacy = netdev_refmode == REFMODE_LEGACY;
 	int n;
 
+	ASSERT(rtnl_is_locked());
+	ASSERT(dev->reg_state == NETREG_UNREGISTERING &&
+	       dev->unreg_thread == current);
 	list_del_init(&dev->unreg_link);
+	dev->unreg_thread = NULL;
 	__atomic_store_n(&dev->reg_state, NETREG_UNREGISTERED,
 	                 __ATOMIC_SEQ_CST);
 	if (dev->track) {
@@ -520,14 +550,28 @@ unregister_netdev(struct net_device *dev)
 
 	rtnl_lock();
 	if (dev->reg_state == NETREG_REGISTERED) {
-		netdev_unregister_begin(dev);
-	} else if (dev->reg_state != NETREG_UNREGISTERING) {
+		netdev_unregister_begin(dev, false);
+	} else if (dev->reg_state == NETREG_UNREGISTERING &&
+	           dev->unreg_thread == current) {
+		/* rmmod's quiesce began it; this is the module's exit, on
+		 * rmmod's thread: finish it here. */
+		dev->unreg_by_rmmod = false;
+	} else if (dev->reg_state == NETREG_UNREGISTERING) {
+		/* Another thread began it and will finish it (and free it):
+		 * not ours to wait for or finish. */
+		pr_warn("unregister_netdev: %s: already being unregistered by "
+		        "%s\n",
+		        dev->name,
+		        dev->unreg_by_rmmod ? "rmmod" : "another thread");
+		rtnl_unlock();
+		return -EBUSY;
+	} else {
 		rtnl_unlock();
 		return -EINVAL;
 	}
 	/* rtnl is dropped while waiting, so holders can take it to let go
-	 * (a notifier, `ip link`).  The device is unlisted: nobody else
-	 * can start an unregister or an open of it meanwhile. */
+	 * (a notifier, `ip link`).  The device is unlisted and ours: nobody
+	 * else can start an unregister, an open or a rollback of it. */
 	rtnl_unlock();
 	if (netdev_refmode != REFMODE_LEGACY) {
 		/* Interruptible unless the driver module is going: its exit

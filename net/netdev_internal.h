@@ -37,7 +37,9 @@ void netdev_print_holders(struct net_device *dev, const char *prefix);
 void netdev_run_destructor(struct net_device *dev);
 void call_netdevice_notifiers(unsigned long event, struct net_device *dev);
 /* The steps of unregister_netdev, for unload.c (rtnl held). */
-void netdev_unregister_begin(struct net_device *dev);
+/* begin: the calling thread owns the unregister from here on (it alone
+ * finishes it); by_rmmod: rmmod's quiesce, which resume may roll back. */
+void netdev_unregister_begin(struct net_device *dev, bool by_rmmod);
 void netdev_unregister_abort(struct net_device *dev);
 /* Wait for the base count; 0, or -EINTR (interruptible only). */
 int netdev_wait_allrefs(struct net_device *dev, bool interruptible);

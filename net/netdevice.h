@@ -152,6 +152,11 @@ struct net_device {
 	struct list_head dev_list;   /* all registered devices, RCU */
 	struct list_head unreg_link; /* while NETREG_UNREGISTERING */
 	struct list_head napi_list;
+	/* The unregister in progress (rtnl): the thread that began it and
+	 * will finish it, and whether that is rmmod's quiesce (whose resume
+	 * may roll it back, and whose thread finishes it from the exit). */
+	struct thread *unreg_thread;
+	bool unreg_by_rmmod;
 	bool was_up; /* open when an rmmod began (for the rollback) */
 	uint64_t unreg_start_ms;
 	uint64_t unreg_next_msg_ms;
@@ -166,7 +171,9 @@ struct net_device *alloc_etherdev(size_t priv_size);
 void free_netdev(struct net_device *dev);
 int register_netdev(struct net_device *dev);
 /* 0 once the device is gone; -EINTR if Ctrl-C interrupted the wait,
- * and then the device is registered again exactly as before. */
+ * and then the device is registered again exactly as before; -EBUSY at
+ * once if another thread is unregistering it (that thread finishes it;
+ * the device may be gone when this returns). */
 int unregister_netdev(struct net_device *dev);
 
 static inline void *

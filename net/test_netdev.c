@@ -383,7 +383,7 @@ try_hold_fails_when_unregistering(struct ktest *t)
 	KEXPECT_TRUE(t, try_dev_hold(dev, &tr, "ktest-try"));
 	dev_put_track(dev, &tr);
 	rtnl_lock();
-	netdev_unregister_begin(dev);
+	netdev_unregister_begin(dev, false);
 	KEXPECT_TRUE(t, !try_dev_hold(dev, &tr, "ktest-try"));
 	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1);
 	rtnl_unlock();

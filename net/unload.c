@@ -42,7 +42,7 @@ netdev_module_quiesce(struct module *mod)
 		    list_entry(p, struct net_device, dev_list);
 		p = p->next;
 		if (d->owner == mod && d->reg_state == NETREG_REGISTERED)
-			netdev_unregister_begin(d);
+			netdev_unregister_begin(d, true);
 	}
 	rtnl_unlock();
 }
@@ -54,9 +54,26 @@ netdev_module_can_unload(struct module *mod, char *why, size_t size)
 	struct net_device *d;
 	int busy = 0, off = 0;
 
-	if (netdev_refmode == REFMODE_LEGACY)
-		return 0;
 	rtnl_lock();
+	/* A device of the module that another thread is unregistering
+	 * (`netsim del`) is that thread's to finish, and its destructor
+	 * is module code: wait for it, whatever the counts (also in
+	 * refmode=legacy, where that unregister does not wait for them). */
+	list_for_each_entry(d, &netdev_unreg_list, unreg_link)
+	{
+		if (d->owner != mod || d->unreg_by_rmmod)
+			continue;
+		busy++;
+		if ((size_t)off < size)
+			off += snprintf(why + off, size - (size_t)off,
+			                "%s%s being unregistered by another "
+			                "thread",
+			                busy > 1 ? ", " : "", d->name);
+	}
+	if (netdev_refmode == REFMODE_LEGACY) {
+		rtnl_unlock();
+		return busy ? -EBUSY : 0;
+	}
 	/* Still registered: `rmmod -n` (no quiesce).  Busy if held. */
 	list_for_each_entry(d, &netdev_list, dev_list)
 	{
@@ -73,7 +90,7 @@ netdev_module_can_unload(struct module *mod, char *why, size_t size)
 	{
 		int n;
 
-		if (d->owner != mod)
+		if (d->owner != mod || !d->unreg_by_rmmod)
 			continue;
 		n = netdev_refcnt_settled(d);
 		if (n <= 1)
@@ -96,9 +113,13 @@ netdev_module_resume(struct module *mod)
 	struct net_device *d, *n;
 
 	rtnl_lock();
-	list_for_each_entry_safe(d, n, &netdev_unreg_list,
-	                         unreg_link) if (d->owner == mod)
-	    netdev_unregister_abort(d);
+	/* Only what rmmod's quiesce began: an unregister another thread
+	 * owns is left to that thread, which finishes it. */
+	list_for_each_entry_safe(d, n, &netdev_unreg_list, unreg_link)
+	{
+		if (d->owner == mod && d->unreg_by_rmmod)
+			netdev_unregister_abort(d);
+	}
 	rtnl_unlock();
 }
 EXPORT_SYMBOL(netdev_module_resume);

@@ -247,10 +247,15 @@ cmd_netsim(int argc, char **argv)
 			if (devs[i] != dev)
 				continue;
 			r = unregister_netdev(dev);
-			if (r < 0)
+			if (r == -EINTR)
 				return cmd_error("netsim", r,
 				                 "%s: unregister interrupted, "
 				                 "device restored",
+				                 argv[2]);
+			if (r < 0)
+				return cmd_error("netsim", r,
+				                 "%s: already being "
+				                 "unregistered (rmmod)",
 				                 argv[2]);
 			devs[i] = NULL;
 			kprintf("netsim: deleted %s\n", argv[2]);
