@@ -26,6 +26,7 @@
 #include <kernel/mutex.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
+#include <kernel/racepoint.h>
 #include <kernel/rcu.h>
 #include <kernel/sched.h>
 #include <kernel/string.h>
@@ -508,6 +509,7 @@ netdev_unregister_finish(struct net_device *dev)
 {
 	struct module *owner = dev->owner;
 	bool legacy = netdev_refmode == REFMODE_LEGACY;
+	char name[IFNAMSIZ];
 	int n;
 
 	ASSERT(rtnl_is_locked());
@@ -532,15 +534,18 @@ netdev_unregister_finish(struct net_device *dev)
 		return;
 	}
 	/* The 2.5.68 behaviour: drop the base and return at once; whoever
-	 * drops the last reference runs the destructor. */
+	 * drops the last reference runs the destructor - maybe on another
+	 * CPU right after our decrement, so dev is not touched after it. */
+	strlcpy(name, dev->name, sizeof(name));
 	n = __atomic_sub_fetch(&dev->refcnt, 1, __ATOMIC_SEQ_CST);
+	race_point("netdev-finish-put");
 	if (n == 0)
 		netdev_run_destructor(dev);
 	else
 		pr_warn("%s: refmode=legacy: unregistered with %d "
 		        "reference(s) left; the destructor runs at the last "
 		        "dev_put\n",
-		        dev->name, n);
+		        name, n);
 }
 
 int

@@ -27,7 +27,9 @@
 #include "net/netdev_internal.h"
 #include <kernel/bootparam.h>
 #include <kernel/module.h>
+#include <kernel/panic.h>
 #include <kernel/printk.h>
+#include <kernel/racepoint.h>
 #include <kernel/smp.h>
 #include <kernel/timer.h>
 
@@ -182,20 +184,25 @@ void
 dev_put_track(struct net_device *dev, struct dev_tracker *t)
 {
 	/* Everything we need after the decrement is read before it: once
-	 * the count is down, the device may be freed under us (except in
-	 * legacy mode, where we are the one who frees it). */
+	 * the count is down, the device may be freed under us - by another
+	 * CPU's last put, in legacy mode too - unless ours was the last. */
 	struct module *owner = dev->owner;
-	int n;
+	int ifindex = dev->ifindex, n;
 
 	track_del(dev, t);
 	if (dev->pcpu_refs) {
 		count_add(dev, -1);
 	} else {
 		n = __atomic_sub_fetch(&dev->refcnt, 1, __ATOMIC_SEQ_CST);
-		if (n < 0)
-			pr_err("dev_put: %s: reference count below zero "
-			       "(%d)\n",
-			       dev->name, n);
+		if (n < 0) {
+			/* One put too many: whoever reached zero may have
+			 * freed dev already; name it by what we read. */
+			race_point("dev-put-underflow");
+			pr_err("dev_put: device %p (ifindex %d): reference "
+			       "count below zero (%d)\n",
+			       (void *)dev, ifindex, n);
+			backtrace();
+		}
 		if (n == 0 && netdev_refmode == REFMODE_LEGACY &&
 		    dev->reg_state == NETREG_UNREGISTERED)
 			netdev_run_destructor(dev);

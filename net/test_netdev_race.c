@@ -1,6 +1,6 @@
 /*
  * Suite "netdev_race": device unregistration racing a second lifetime
- * operation (issue 10, races 2 and 5).  A fake driver built into the
+ * operation (issue 10, races 2, 4 and 5).  A fake driver built into the
  * kernel, owned by a fake module record so that the rmmod hooks of
  * net/unload.c can be run on it by hand: GOING, quiesce, can_unload,
  * resume.  The scenario tests/scenarios/races-netdev.scn runs it with
@@ -17,6 +17,10 @@
  *                                      keeps its name: a new device gets
  *                                      another, and the rollback never
  *                                      lists two of one name
+ *   legacy_finish_outlives_last_put    refmode=legacy: the last dev_put
+ *                                      on another CPU while unregister is
+ *                                      finishing frees the device; the
+ *                                      finish must not touch it after
  */
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
@@ -263,6 +267,100 @@ name_reserved_while_unregistering(struct ktest *t)
 	kt_shared_put(a);
 }
 
+/* A 2003-style destructor: frees the memory itself, without
+ * free_netdev's "still referenced?" check. */
+static void
+kfree_destructor(struct net_device *dev)
+{
+	kfree(dev);
+}
+
+static bool
+need_legacy(struct ktest *t)
+{
+	if (netdev_refmode != REFMODE_LEGACY)
+		ktest_skip(t, "needs refmode=legacy");
+	return netdev_refmode == REFMODE_LEGACY;
+}
+
+/* unregister drops the base reference with one left; the holder's last
+ * dev_put (on another CPU) frees the device before unregister prints
+ * its "unregistered with 1 reference(s) left" line. */
+static void
+legacy_finish_outlives_last_put(struct ktest *t)
+{
+	struct net_device *dev;
+	struct unreg_arg *a;
+
+	if (!need_legacy(t))
+		return;
+	dev = new_dev("ktst%d", false);
+	KASSERT_TRUE(t, dev != NULL);
+	dev_hold(dev);
+	KASSERT_TRUE(t, race_arm("netdev-finish-put") == 0);
+	a = start_unreg(dev, NULL);
+	KASSERT_TRUE(t, a != NULL);
+	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1);
+	dev_put(dev); /* the last: the destructor frees it here */
+	race_release();
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
+	KEXPECT_EQ(t, a->result, 0);
+	kt_shared_put(a);
+}
+
+struct put_arg {
+	struct net_device *dev;
+	volatile int done;
+};
+
+static void
+put_thread(void *p)
+{
+	struct put_arg *a = p;
+
+	dev_put(a->dev);
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	kt_shared_put(a);
+	thread_exit();
+}
+
+/* Two puts of the last reference: the first to reach zero frees the
+ * device; the second, one too many, must report the underflow without
+ * reading the freed device.  The first put is done here by hand, split
+ * where it is racy: decremented, then (after the second one decremented
+ * too) the destructor. */
+static void
+legacy_underflow_report_outlives_free(struct ktest *t)
+{
+	struct net_device *dev;
+	struct put_arg *a;
+	struct thread *th;
+
+	if (!need_legacy(t))
+		return;
+	dev = new_dev("ktst%d", false);
+	KASSERT_TRUE(t, dev != NULL);
+	dev->destructor = kfree_destructor;
+	dev_hold(dev);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0); /* one reference left */
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1);
+	a = kt_shared_alloc(sizeof(*a), 2);
+	KASSERT_TRUE(t, a != NULL);
+	a->dev = dev;
+	KEXPECT_EQ(t, __atomic_sub_fetch(&dev->refcnt, 1, __ATOMIC_SEQ_CST), 0);
+	KASSERT_TRUE(t, race_arm("dev-put-underflow") == 0);
+	th = thread_create("ktest-put", put_thread, a, -1);
+	KASSERT_TRUE(t, th != NULL);
+	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
+	netdev_run_destructor(dev);
+	race_release();
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
+	kt_shared_put(a);
+}
+
 KTEST_SUITE(netdev_race, KTEST_CASE(resume_spares_foreign_unregister),
             KTEST_CASE(second_unregister_refused),
-            KTEST_CASE(name_reserved_while_unregistering));
+            KTEST_CASE(name_reserved_while_unregistering),
+            KTEST_CASE(legacy_finish_outlives_last_put),
+            KTEST_CASE(legacy_underflow_report_outlives_free));
