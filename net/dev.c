@@ -312,6 +312,7 @@ __dev_open(struct net_device *dev, bool owner_pinned)
 	const struct net_device_ops *ops = dev->netdev_ops;
 	int r = 0;
 
+	ASSERT(rtnl_is_locked());
 	if (netif_running(dev))
 		return 0;
 	if (dev->reg_state != NETREG_REGISTERED)
@@ -334,6 +335,7 @@ __dev_close(struct net_device *dev, bool owner_pinned)
 {
 	const struct net_device_ops *ops = dev->netdev_ops;
 
+	ASSERT(rtnl_is_locked());
 	if (!netif_running(dev))
 		return 0;
 	if (!owner_pinned && !try_module_get(dev->owner))
