@@ -141,14 +141,8 @@ unmap_page_local(uintptr_t va)
 uintptr_t
 unmap_page(uintptr_t va)
 {
-	uintptr_t pa;
-	uint32_t f;
+	uintptr_t pa = unmap_page_local(va);
 
-	if (!in_pageable_area(va))
-		return 0;
-	f = spin_lock_irqsave(&paging_lock);
-	pa = clear_pte(va);
-	spin_unlock_irqrestore(&paging_lock, f);
 	if (pa != 0)
 		tlb_flush_range(va, 1);
 	return pa;

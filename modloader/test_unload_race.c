@@ -60,55 +60,34 @@ load(struct ktest *t, const char *name, char *arg)
 	return r == 0;
 }
 
-struct rmmod_arg {
+/* What a background rmmod does (static: the thread may outlive a case
+ * that gives up on it). */
+struct rmmod_req {
 	const char *name;
 	int flags;
-	volatile int result;
-	volatile int done;
 };
+static struct rmmod_req rm_hello = {"hello", RMMOD_QUIET};
+static struct rmmod_req rm_netsim = {"netsim", RMMOD_QUIET};
+static struct rmmod_req rm_netsim_n = {"netsim", RMMOD_NOWAIT | RMMOD_QUIET};
 
-static void
-rmmod_thread(void *p)
+static int
+do_rmmod(void *p)
 {
-	struct rmmod_arg *a = p;
+	struct rmmod_req *r = p;
 
-	a->result = module_unload(a->name, a->flags);
-	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
-	kt_shared_put(a);
-	thread_exit();
-}
-
-static struct rmmod_arg *
-start_rmmod(const char *name, int flags, struct thread **th)
-{
-	struct rmmod_arg *a = kt_shared_alloc(sizeof(*a), 2);
-	struct thread *t;
-
-	if (a == NULL)
-		return NULL;
-	a->name = name;
-	a->flags = flags;
-	t = thread_create("ktest-rmmod", rmmod_thread, a, -1);
-	if (t == NULL) {
-		kt_shared_put(a);
-		kt_shared_put(a);
-		return NULL;
-	}
-	if (th != NULL)
-		*th = t;
-	return a;
+	return module_unload(r->name, r->flags);
 }
 
 static void
 concurrent_rmmod_frees_once(struct ktest *t)
 {
-	struct rmmod_arg *a;
+	struct kt_async *a;
 	int r;
 
 	if (!load(t, "hello", "quiet=1"))
 		return;
 	KASSERT_TRUE(t, race_arm("rmmod-exited") == 0);
-	a = start_rmmod("hello", RMMOD_QUIET, NULL);
+	a = kt_async_start("ktest-rmmod", do_rmmod, &rm_hello);
 	KASSERT_TRUE(t, a != NULL);
 	/* The first rmmod has run hello's exit and stands before the
 	 * teardown; a second one now must not tear it down too. */
@@ -147,21 +126,20 @@ rollback_resumes_before_live(struct ktest *t)
 	struct dev_tracker tr;
 	struct net_device *dev = netsim_held(t, &tr);
 	struct module *mod = find_loaded("netsim");
-	struct rmmod_arg *a;
-	struct thread *th;
+	struct kt_async *a;
 	bool live, registered;
 
 	if (dev == NULL)
 		return;
 	KASSERT_TRUE(t, mod != NULL);
 	KASSERT_TRUE(t, race_arm("rmmod-abandon") == 0);
-	a = start_rmmod("netsim", RMMOD_QUIET, &th);
+	a = kt_async_start("ktest-rmmod", do_rmmod, &rm_netsim);
 	KASSERT_TRUE(t, a != NULL);
 	/* Waiting for our reference, with nsim0 unlisted. */
 	KEXPECT_TRUE(t,
 	             kt_poll(READ_ONCE(dev->reg_state) == NETREG_UNREGISTERING,
 	                     KT_SOON_MS));
-	thread_signal(th);
+	thread_signal(a->thread);
 	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
 	/* Between the rollback's two steps: whatever the state says must
 	 * be true of the module. */
@@ -186,8 +164,7 @@ nowait_rmmod_never_waits(struct ktest *t)
 	struct dev_tracker tr, late;
 	struct net_device *dev = netsim_held(t, &tr), *d;
 	struct module *mod = find_loaded("netsim");
-	struct rmmod_arg *a;
-	struct thread *th;
+	struct kt_async *a;
 	bool returned;
 
 	if (dev == NULL)
@@ -195,7 +172,7 @@ nowait_rmmod_never_waits(struct ktest *t)
 	KASSERT_TRUE(t, mod != NULL);
 	dev_put_track(dev, &tr); /* free: rmmod -n's check passes */
 	KASSERT_TRUE(t, race_arm("rmmod-checked") == 0);
-	a = start_rmmod("netsim", RMMOD_NOWAIT | RMMOD_QUIET, &th);
+	a = kt_async_start("ktest-rmmod", do_rmmod, &rm_netsim_n);
 	KASSERT_TRUE(t, a != NULL);
 	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
 	/* A new reference after the check said "free". */
@@ -207,7 +184,7 @@ nowait_rmmod_never_waits(struct ktest *t)
 	            KT_SOON_MS);
 	if (!returned) {
 		/* Where it waits, Ctrl-C does nothing: the owner is GOING. */
-		thread_signal(th);
+		thread_signal(a->thread);
 		msleep(100);
 		KEXPECT_MSG(t, READ_ONCE(a->done),
 		            "rmmod -n ignores Ctrl-C too");

@@ -95,48 +95,23 @@ drop_owner(void)
 	fake_owner = NULL;
 }
 
-struct unreg_arg {
-	struct net_device *dev;
-	volatile int result;
-	volatile int done;
-};
-
-static void
-unreg_thread(void *p)
+static int
+do_unregister(void *dev)
 {
-	struct unreg_arg *a = p;
-
-	a->result = unregister_netdev(a->dev);
-	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
-	kt_shared_put(a);
-	thread_exit();
+	return unregister_netdev(dev);
 }
 
-static struct unreg_arg *
-start_unreg(struct net_device *dev, struct thread **th)
+static struct kt_async *
+start_unreg(struct net_device *dev)
 {
-	struct unreg_arg *a = kt_shared_alloc(sizeof(*a), 2);
-	struct thread *t;
-
-	if (a == NULL)
-		return NULL;
-	a->dev = dev;
-	t = thread_create("ktest-unreg", unreg_thread, a, -1);
-	if (t == NULL) {
-		kt_shared_put(a);
-		kt_shared_put(a);
-		return NULL;
-	}
-	if (th != NULL)
-		*th = t;
-	return a;
+	return kt_async_start("ktest-unreg", do_unregister, dev);
 }
 
 static void
 resume_spares_foreign_unregister(struct ktest *t)
 {
 	struct net_device *dev;
-	struct unreg_arg *a;
+	struct kt_async *a;
 	char why[128];
 	int ifindex;
 
@@ -147,7 +122,7 @@ resume_spares_foreign_unregister(struct ktest *t)
 	ifindex = dev->ifindex;
 	dev_hold(dev);
 	/* Thread D unregisters it and waits for our reference. */
-	a = start_unreg(dev, NULL);
+	a = start_unreg(dev);
 	KASSERT_TRUE(t, a != NULL);
 	KEXPECT_TRUE(t,
 	             kt_poll(READ_ONCE(dev->reg_state) == NETREG_UNREGISTERING,
@@ -181,7 +156,7 @@ static void
 second_unregister_refused(struct ktest *t)
 {
 	struct net_device *dev;
-	struct unreg_arg *a, *b;
+	struct kt_async *a, *b;
 	bool b_returned;
 
 	if (netdev_refmode != REFMODE_WAIT) {
@@ -191,12 +166,12 @@ second_unregister_refused(struct ktest *t)
 	dev = new_dev("ktst%d", false);
 	KASSERT_TRUE(t, dev != NULL);
 	dev_hold(dev);
-	a = start_unreg(dev, NULL);
+	a = start_unreg(dev);
 	KASSERT_TRUE(t, a != NULL);
 	KEXPECT_TRUE(t,
 	             kt_poll(READ_ONCE(dev->reg_state) == NETREG_UNREGISTERING,
 	                     KT_SOON_MS));
-	b = start_unreg(dev, NULL);
+	b = start_unreg(dev);
 	KASSERT_TRUE(t, b != NULL);
 	b_returned = kt_poll(READ_ONCE(b->done), KT_SOON_MS);
 	KEXPECT_MSG(t, b_returned,
@@ -228,8 +203,7 @@ static void
 name_reserved_while_unregistering(struct ktest *t)
 {
 	struct net_device *a_dev, *b_dev, *c_dev;
-	struct unreg_arg *a;
-	struct thread *th;
+	struct kt_async *a;
 	char name[IFNAMSIZ];
 
 	if (netdev_refmode != REFMODE_WAIT) {
@@ -240,7 +214,7 @@ name_reserved_while_unregistering(struct ktest *t)
 	KASSERT_TRUE(t, a_dev != NULL);
 	strlcpy(name, a_dev->name, sizeof(name));
 	dev_hold(a_dev);
-	a = start_unreg(a_dev, &th);
+	a = start_unreg(a_dev);
 	KASSERT_TRUE(t, a != NULL);
 	KEXPECT_TRUE(
 	    t, kt_poll(READ_ONCE(a_dev->reg_state) == NETREG_UNREGISTERING,
@@ -255,7 +229,7 @@ name_reserved_while_unregistering(struct ktest *t)
 	c_dev = new_dev(name, false);
 	KEXPECT_TRUE(t, c_dev == NULL);
 	/* Ctrl-C: the first is listed again, under its own name. */
-	thread_signal(th);
+	thread_signal(a->thread);
 	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
 	KEXPECT_EQ(t, a->result, -EINTR);
 	KEXPECT_EQ(t, listed_named(name), 1);
@@ -290,7 +264,7 @@ static void
 legacy_finish_outlives_last_put(struct ktest *t)
 {
 	struct net_device *dev;
-	struct unreg_arg *a;
+	struct kt_async *a;
 
 	if (!need_legacy(t))
 		return;
@@ -298,7 +272,7 @@ legacy_finish_outlives_last_put(struct ktest *t)
 	KASSERT_TRUE(t, dev != NULL);
 	dev_hold(dev);
 	KASSERT_TRUE(t, race_arm("netdev-finish-put") == 0);
-	a = start_unreg(dev, NULL);
+	a = start_unreg(dev);
 	KASSERT_TRUE(t, a != NULL);
 	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
 	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1);
@@ -309,20 +283,11 @@ legacy_finish_outlives_last_put(struct ktest *t)
 	kt_shared_put(a);
 }
 
-struct put_arg {
-	struct net_device *dev;
-	volatile int done;
-};
-
-static void
-put_thread(void *p)
+static int
+do_put(void *dev)
 {
-	struct put_arg *a = p;
-
-	dev_put(a->dev);
-	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
-	kt_shared_put(a);
-	thread_exit();
+	dev_put((struct net_device *)dev);
+	return 0;
 }
 
 /* Two puts of the last reference: the first to reach zero frees the
@@ -334,8 +299,7 @@ static void
 legacy_underflow_report_outlives_free(struct ktest *t)
 {
 	struct net_device *dev;
-	struct put_arg *a;
-	struct thread *th;
+	struct kt_async *a;
 
 	if (!need_legacy(t))
 		return;
@@ -345,13 +309,10 @@ legacy_underflow_report_outlives_free(struct ktest *t)
 	dev_hold(dev);
 	KEXPECT_EQ(t, unregister_netdev(dev), 0); /* one reference left */
 	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1);
-	a = kt_shared_alloc(sizeof(*a), 2);
-	KASSERT_TRUE(t, a != NULL);
-	a->dev = dev;
 	KEXPECT_EQ(t, __atomic_sub_fetch(&dev->refcnt, 1, __ATOMIC_SEQ_CST), 0);
 	KASSERT_TRUE(t, race_arm("dev-put-underflow") == 0);
-	th = thread_create("ktest-put", put_thread, a, -1);
-	KASSERT_TRUE(t, th != NULL);
+	a = kt_async_start("ktest-put", do_put, dev);
+	KASSERT_TRUE(t, a != NULL);
 	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
 	netdev_run_destructor(dev);
 	race_release();

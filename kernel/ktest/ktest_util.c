@@ -72,6 +72,35 @@ kt_shared_put(void *p)
 		kfree(h);
 }
 
+static void
+async_thread(void *p)
+{
+	struct kt_async *a = p;
+
+	a->result = a->fn(a->arg);
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	kt_shared_put(a);
+	thread_exit();
+}
+
+struct kt_async *
+kt_async_start(const char *name, int (*fn)(void *), void *arg)
+{
+	struct kt_async *a = kt_shared_alloc(sizeof(*a), 2);
+
+	if (a == NULL)
+		return NULL;
+	a->fn = fn;
+	a->arg = arg;
+	a->thread = thread_create(name, async_thread, a, -1);
+	if (a->thread == NULL) {
+		kt_shared_put(a);
+		kt_shared_put(a);
+		return NULL;
+	}
+	return a;
+}
+
 int
 kt_other_cpu(void)
 {

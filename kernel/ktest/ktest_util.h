@@ -45,6 +45,20 @@ void *kt_shared_alloc(size_t size, int refs);
 void kt_shared_get(void *p);
 void kt_shared_put(void *p);
 
+/* fn(arg) in a thread of its own, for a case that must act while it
+ * runs (a second lifetime operation, a Ctrl-C).  kt_async_start returns
+ * NULL if the thread cannot be made; the case reads result once done is
+ * set (kt_poll(READ_ONCE(a->done), ...)) and drops its hold with
+ * kt_shared_put(a), also when it gives up waiting. */
+struct kt_async {
+	int (*fn)(void *arg);
+	void *arg;
+	struct thread *thread;
+	volatile int result;
+	volatile int done;
+};
+struct kt_async *kt_async_start(const char *name, int (*fn)(void *), void *arg);
+
 /* An online CPU other than the caller's, or -1 on a uniprocessor. */
 int kt_other_cpu(void);
 int kt_online_cpus(void);
