@@ -19,6 +19,7 @@
  * without any lock, as the graveyard does.
  */
 #include <kernel/kfence.h>
+#include <kernel/errno.h>
 #include <kernel/bootparam.h>
 #include <kernel/cpu.h>
 #include <kernel/irq.h>
@@ -178,6 +179,42 @@ check_canary(const struct kf_meta *m, uintptr_t first)
 	return 0;
 }
 
+/* The slot back to the FIFO's tail, its pages no longer counted. */
+static void
+slot_return(unsigned i, unsigned npages)
+{
+	uint32_t f = spin_lock_irqsave(&kf_lock);
+
+	fifo[(fifo_head + fifo_len) % NSLOTS] = (uint16_t)i;
+	fifo_len++;
+	live_pages -= (int)npages;
+	spin_unlock_irqrestore(&kf_lock, f);
+}
+
+/* Fresh zeroed pages at [first, +npages); 0, or -ENOMEM with nothing
+ * left mapped (no other CPU can have used the new mappings, so undoing
+ * them needs no shootdown). */
+static int
+map_object(uintptr_t first, unsigned npages)
+{
+	unsigned p;
+
+	for (p = 0; p < npages; p++) {
+		void *page = alloc_page("kfence");
+		if (page == NULL)
+			break;
+		if (map_page(first + p * PAGE_SIZE, V2P(page), PTE_W) != 0) {
+			free_page(page);
+			break;
+		}
+	}
+	if (p == npages)
+		return 0;
+	while (p-- > 0)
+		free_page(P2V(unmap_page_local(first + p * PAGE_SIZE)));
+	return -ENOMEM;
+}
+
 static void *
 guarded(size_t size, const char *tag, int tagidx)
 {
@@ -205,11 +242,11 @@ guarded(size_t size, const char *tag, int tagidx)
 
 	m = &meta[i];
 	first = slot_va(i) + SLOT_SIZE - npages * PAGE_SIZE;
-	for (unsigned p = 0; p < npages; p++) {
-		void *page = alloc_page("kfence");
-		if (page == NULL ||
-		    map_page(first + p * PAGE_SIZE, V2P(page), PTE_W) != 0)
-			panic("kfence: cannot map slot %u (out of memory)", i);
+	if (map_object(first, npages) != 0) {
+		/* Out of memory: kmalloc tries its own way (and fails the
+		 * same way an unguarded allocation would). */
+		slot_return(i, npages);
+		return NULL;
 	}
 	m->state = KF_UNUSED; /* not reportable while it is rewritten */
 	m->tag = (uint16_t)tagidx;
@@ -272,18 +309,13 @@ finish_free(unsigned i)
 {
 	struct kf_meta *m = &meta[i];
 	uintptr_t first = slot_va(i) + SLOT_SIZE - m->npages * PAGE_SIZE;
-	uint32_t f;
 
 	/* Cleared on the freeing CPU already; now on every CPU, and only
 	 * then may the pages be used again. */
 	tlb_flush_range(first, m->npages);
 	for (unsigned p = 0; p < m->npages; p++)
 		free_page(P2V(m->pa[p]));
-	f = spin_lock_irqsave(&kf_lock);
-	fifo[(fifo_head + fifo_len) % NSLOTS] = (uint16_t)i;
-	fifo_len++;
-	live_pages -= m->npages;
-	spin_unlock_irqrestore(&kf_lock, f);
+	slot_return(i, m->npages);
 }
 
 static void

@@ -10,7 +10,8 @@
  * use-after-free naming its tag and both call chains; reading past the
  * end of a live object hits a guard page; a free with interrupts off is
  * finished later and kfence_flush finishes it; the listed tags are
- * guarded through plain kmalloc; objects over two pages are not.
+ * guarded through plain kmalloc; objects over two pages are not; with
+ * no page left a guarded allocation gives up instead of panicking.
  */
 #include <kernel/errno.h>
 #include <kernel/irq.h>
@@ -19,6 +20,7 @@
 #include <kernel/ktest.h>
 #include <kernel/ktest/ktest_util.h>
 #include <kernel/memtag.h>
+#include <kernel/page_alloc.h>
 #include <kernel/string.h>
 #include <kernel/timer.h>
 #include <kernel/x86.h>
@@ -125,7 +127,40 @@ listed_tags_and_size_limit(struct ktest *t)
 	kfree(plain);
 }
 
+/* With no page left, a guarded allocation gives up quietly (kmalloc then
+ * goes its own way), takes no slot and leaves nothing mapped. */
+static void
+out_of_pages_falls_back(struct ktest *t)
+{
+	void **hog = NULL, *p;
+	long pages = 0;
+
+	if (!need_kfence(t))
+		return;
+	kfence_flush();
+	/* Every free page, chained through the pages themselves. */
+	while ((p = alloc_page("ktest-kfence-hog")) != NULL) {
+		*(void **)p = hog;
+		hog = p;
+		pages++;
+	}
+	p = kfence_alloc(100, TAG);
+	while (hog != NULL) {
+		void **next = *hog;
+		free_page(hog);
+		hog = next;
+	}
+	KEXPECT_TRUE(t, p == NULL);
+	KEXPECT_TRUE(t, pages > 0);
+	kfree(p);
+	/* And it works again once there are pages. */
+	p = kfence_alloc(100, TAG);
+	KEXPECT_TRUE(t, p != NULL && kfence_owns(p));
+	kfree(p);
+}
+
 KTEST_SUITE(kfence, KTEST_CASE(freed_object_faults),
             KTEST_CASE(past_the_end_hits_guard),
             KTEST_CASE(free_with_irqs_off_is_finished_later),
-            KTEST_CASE(listed_tags_and_size_limit));
+            KTEST_CASE(listed_tags_and_size_limit),
+            KTEST_CASE(out_of_pages_falls_back));
