@@ -265,6 +265,8 @@ run_harness(const struct e2e *c, char **out, int *elapsed_ms)
 	argv_add(&a, "--kernel=" FAKE);
 	argv_addf(&a, "--iso=%s", c->iso ? c->iso : FAKE);
 	argv_add(&a, "--logs=" LOGS);
+	/* Exact timeouts: the fake QEMU needs no allowance for load. */
+	argv_add(&a, "--timeout-scale=1");
 	for (char *f = strtok(files, " "); f; f = strtok(NULL, " "))
 		argv_addf(&a, DIR "%s", f);
 	free(files);
