@@ -180,29 +180,47 @@ close_after_abort(struct kt *t)
 	}
 }
 
-/* Close then abort: the close cleared the user's pointer, so the abort
- * finds NULL and does nothing; the orphan finishes on its own. */
+/* After the close the user's pointer is NULL: an abort, or a second
+ * close, finds it and does nothing (nothing sent, nothing freed), and
+ * the orphan finishes on its own. */
 static void
-abort_after_close(struct kt *t)
+after_close(struct kt *t, bool abort)
 {
 	for (unsigned i = 0; i < NROWS; i++) {
 		struct tcp_pcb *s, *c;
 		struct tnet n;
-		unsigned nlog;
+		unsigned nlog, npcbs;
 
 		if (!row_setup(t, &n, i, &s, &c))
 			continue;
 		tcp_close(&s, n.now);
 		KT_EXPECT(t, s == NULL);
 		nlog = n.nlog;
-		tcp_abort(s, n.now);
-		tn_check(&n, "abort after close");
+		npcbs = n.st[TN_B]->npcbs;
+		if (abort)
+			tcp_abort(s, n.now);
+		else
+			tcp_close(&s, n.now);
+		tn_check(&n, abort ? "abort after close" : "double close");
 		KT_EXPECT_EQ(t, n.nlog, nlog);
+		KT_EXPECT_EQ(t, n.st[TN_B]->npcbs, npcbs);
 		n.capture[TN_A] = n.capture[TN_B] = false;
 		tn_run(&n, 300000);
 		expect_b_done(t, &n, i);
 		tn_fini(&n);
 	}
+}
+
+static void
+abort_after_close(struct kt *t)
+{
+	after_close(t, true);
+}
+
+static void
+double_close(struct kt *t)
+{
+	after_close(t, false);
 }
 
 /* The core's own abort of an orphan (tcp_reset_all, as rmmod -f does)
@@ -228,32 +246,6 @@ reset_all_after_close(struct kt *t)
 	tn_drain(&n, c, buf, sizeof(buf));
 	KT_EXPECT_EQ(t, tcp_get_error(c), -ECONNRESET);
 	tn_fini(&n);
-}
-
-/* Close twice: the second close finds NULL; nothing is sent or freed
- * twice, and the first close's graceful ending is undisturbed. */
-static void
-double_close(struct kt *t)
-{
-	for (unsigned i = 0; i < NROWS; i++) {
-		struct tcp_pcb *s, *c;
-		struct tnet n;
-		unsigned nlog, npcbs;
-
-		if (!row_setup(t, &n, i, &s, &c))
-			continue;
-		tcp_close(&s, n.now);
-		nlog = n.nlog;
-		npcbs = n.st[TN_B]->npcbs;
-		tcp_close(&s, n.now);
-		tn_check(&n, "double close");
-		KT_EXPECT_EQ(t, n.nlog, nlog);
-		KT_EXPECT_EQ(t, n.st[TN_B]->npcbs, npcbs);
-		n.capture[TN_A] = n.capture[TN_B] = false;
-		tn_run(&n, 300000);
-		expect_b_done(t, &n, i);
-		tn_fini(&n);
-	}
 }
 
 /* The peer reset first: the pcb is CLOSED with -ECONNRESET and still

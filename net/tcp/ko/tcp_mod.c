@@ -90,7 +90,9 @@ tcp_emit(void *ctx, const struct tcp_seg *seg)
  * leaves its segments in the queue, and the flusher that is running
  * sends them after its own, before it lets go (it rechecks the queue
  * under the lock it clears the flag with).  A flusher that re-entered
- * (through a local delivery) would only queue, like any other.
+ * (through a local delivery) would only queue, like any other.  The
+ * price: a flusher preempted between two segments holds back the
+ * others' until it runs again.
  */
 void
 tcp_unlock_flush(uint32_t flags)
@@ -287,6 +289,7 @@ tcp_mod_exit(void)
 	sock_unregister(&tcp_proto_ops);
 	tcp_echo_exit();
 	f = tcp_lock_irqsave();
+	ASSERT(!flushing); /* every caller of the module has returned */
 	tcp_stack_destroy(tcp_stack);
 	tcp_stack = NULL;
 	while (txq_len > 0) {
