@@ -7,7 +7,7 @@
 #include <kernel/shell.h>
 #include <kernel/printk.h>
 #include <kernel/clock.h>
-#include <kernel/multiboot.h>
+#include <kernel/bootmod.h>
 #include <kernel/page_alloc.h>
 #include <kernel/sched.h>
 #include <kernel/string.h>
@@ -43,15 +43,15 @@ list_boot_modules(void)
 {
 	mutex_lock(&module_mutex);
 	kprintf("%-24s %8s  %s\n", "Boot module", "Bytes", "Loaded as");
-	for (int i = 0; i < boot_info.nmods; i++) {
-		const struct boot_module *bm = &boot_info.mods[i];
+	for (int i = 0; i < boot_module_count(); i++) {
+		const struct boot_module *bm = boot_module_at(i);
 		const char *as = boot_module_loaded_as(bm);
 		kprintf("%-24s %8u  %s\n", bm->name,
 		        (unsigned)(bm->end - bm->start), as != NULL ? as : "-");
 	}
-	if (boot_info.nmods == 0)
-		kprintf("(none: pass modules with -initrd a.ko,b.ko or GRUB "
-		        "module lines)\n");
+	if (boot_module_count() == 0)
+		kprintf("(none: pass a cpio archive of modules with -initrd "
+		        "or a GRUB module line)\n");
 	mutex_unlock(&module_mutex);
 	return 0;
 }
