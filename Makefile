@@ -163,7 +163,17 @@ $(BUILD)/test/initrd-cut.cpio: $(INITRD)
 	@mkdir -p $(dir $@)
 	@head -c 2000 $< > $@
 
-INITRD_TESTS := $(INITRD_EXTRA) $(BUILD)/test/initrd-cut.cpio
+# An archive made by GNU cpio (070702, with checksums) with a directory, a
+# module in it and a symbolic link, for the same scenario.
+$(BUILD)/test/initrd-gnu.cpio: $(MODOUT)/params.ko
+	@rm -rf $(BUILD)/test/gnu-tree && mkdir -p $(BUILD)/test/gnu-tree/lib/modules
+	@cp $< $(BUILD)/test/gnu-tree/lib/modules/
+	@ln -s lib/modules/params.ko $(BUILD)/test/gnu-tree/link
+	@cd $(BUILD)/test/gnu-tree && find . | LC_ALL=C sort | \
+		cpio --quiet -o -H crc > ../initrd-gnu.cpio
+
+INITRD_TESTS := $(INITRD_EXTRA) $(BUILD)/test/initrd-cut.cpio \
+	$(BUILD)/test/initrd-gnu.cpio
 
 .PHONY: initrd FORCE
 FORCE:

@@ -166,13 +166,14 @@ newc_next(struct newc_reader *r, struct newc_entry *e, char *err, size_t errlen)
 	if (pad4(datasz) > left - datasz)
 		return bad(r, err, errlen, at,
 		           "data padding runs past the end");
-	if (crc) {
+	/* GNU cpio sums regular files only (a link's check is 0). */
+	if (crc && (e->mode & NEWC_S_IFMT) == NEWC_S_IFREG) {
 		for (size_t i = 0; i < datasz; i++)
 			sum += ((const unsigned char *)e->data)[i];
 		if (sum != f[F_CHECK])
 			return bad(r, err, errlen, at,
 			           "c_check does not match the data (070702)");
-	} else if (f[F_CHECK] != 0) {
+	} else if (!crc && f[F_CHECK] != 0) {
 		return bad(r, err, errlen, at, "c_check is not 0 (070701)");
 	}
 	if ((e->mode & NEWC_S_IFMT) == NEWC_S_IFDIR && datasz != 0)

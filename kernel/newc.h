@@ -53,12 +53,13 @@ void newc_init(struct newc_reader *r, const void *buf, size_t len);
  * The next entry.  Returns 1 with *e filled, 0 at the end (after the
  * trailer, when only NUL padding follows), or -EINVAL with one line in
  * err.  Checks, for each header: the magic; every field is exactly 8 hex
- * digits; c_check is 0 for 070701 and the byte sum of the data for
- * 070702; c_namesize counts a name of 1..NEWC_NAME_MAX bytes plus its NUL
- * and the name has no NUL before its end; header, name, their padding to
- * 4 bytes, the data and its padding all lie inside the archive; a
- * directory carries no data; the name is not empty.  After the trailer:
- * nothing but NUL bytes.  An archive that ends without a trailer is bad.
+ * digits; c_check is 0 for 070701, and for 070702 the byte sum of a
+ * regular file's data (GNU cpio leaves it 0 for links and the like); c_namesize
+ * counts a name of 1..NEWC_NAME_MAX bytes plus its NUL and the name has no NUL
+ * before its end; header, name, their padding to 4 bytes, the data and its
+ * padding all lie inside the archive; a directory carries no data; the name is
+ * not empty.  After the trailer: nothing but NUL bytes.  An archive that ends
+ * without a trailer is bad.
  */
 #define NEWC_NAME_MAX 1024
 int newc_next(struct newc_reader *r, struct newc_entry *e, char *err,
