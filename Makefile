@@ -144,17 +144,18 @@ $(INITRD): $(BOOT_MODULES) $(INITRD).list $(HOSTBIN)/mkinitrd
 initrd: $(INITRD)
 all: initrd
 
-# For tests/scenarios/initrd-extra.scn: EXTRA_MODULES of 20 files (copies
-# of hello.ko) through the rule above, in a make of its own.
-INITRD_EXTRA := $(BUILD)/test/initrd-extra20.cpio
-EXTRA20      := $(patsubst %,$(BUILD)/test/extra/x%.ko,\
-	01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 20)
+# For tests/scenarios/initrd-extra.scn: EXTRA_MODULES of 50 files (copies
+# of hello.ko) through the rule above, in a make of its own; with the
+# tree's modules that is more than the kernel's table holds in one chunk.
+INITRD_EXTRA := $(BUILD)/test/initrd-extra.cpio
+EXTRA50      := $(patsubst %,$(BUILD)/test/extra/x%.ko,\
+	$(shell seq -w 1 50))
 $(BUILD)/test/extra/x%.ko: $(MODOUT)/hello.ko
 	@mkdir -p $(dir $@)
 	@cp $< $@
 ifneq ($(INITRD),$(INITRD_EXTRA))
-$(INITRD_EXTRA): $(EXTRA20) $(BOOT_MODULES) $(HOSTBIN)/mkinitrd FORCE
-	@$(MAKE) -s --no-print-directory INITRD=$@ EXTRA_MODULES='$(EXTRA20)' $@
+$(INITRD_EXTRA): $(EXTRA50) $(BOOT_MODULES) $(HOSTBIN)/mkinitrd FORCE
+	@$(MAKE) -s --no-print-directory INITRD=$@ EXTRA_MODULES='$(EXTRA50)' $@
 endif
 
 # A damaged archive for tests/scenarios/initrd-bad.scn: cut inside the

@@ -35,10 +35,12 @@ boot_module_count(void)
 const struct boot_module *
 boot_module_at(int i)
 {
-	const struct chunk *c = first;
+	const struct chunk *c;
 
+	/* The count first: it covers every chunk pointer read after it. */
 	if (i < 0 || i >= boot_module_count())
 		return NULL;
+	c = first;
 	for (; i >= PER_CHUNK; i -= PER_CHUNK)
 		c = c->next;
 	return &c->mods[i];
@@ -47,7 +49,7 @@ boot_module_at(int i)
 const struct boot_module *
 boot_module_find(const char *name)
 {
-	int n = boot_module_count();
+	int n = boot_module_count(); /* before first: see boot_module_at */
 	const struct chunk *c = first;
 
 	for (int i = 0; i < n; i++) {
@@ -60,8 +62,7 @@ boot_module_find(const char *name)
 }
 
 int
-boot_module_add(const char *name, uintptr_t start, uintptr_t end,
-                const char *from)
+boot_module_add(const char *name, uintptr_t start, uintptr_t end)
 {
 	struct boot_module *bm;
 	uint32_t fl;
@@ -91,7 +92,6 @@ boot_module_add(const char *name, uintptr_t start, uintptr_t end,
 	strlcpy(bm->name, name, sizeof(bm->name));
 	bm->start = start;
 	bm->end = end;
-	bm->from = from;
 	/* Readers scan [0, count) without the lock: fill first. */
 	__atomic_store_n(&count, count + 1, __ATOMIC_RELEASE);
 out:
@@ -102,7 +102,7 @@ out:
 static void
 add_or_warn(const char *name, uintptr_t start, uintptr_t end, const char *from)
 {
-	int r = boot_module_add(name, start, end, from);
+	int r = boot_module_add(name, start, end);
 
 	if (r == -EEXIST)
 		pr_warn("initrd: %s: %s: a boot module of that name exists "

@@ -22,7 +22,6 @@
 struct boot_module {
 	char name[BOOT_MODULE_NAME_MAX]; /* file name, e.g. "e1000.ko" */
 	uintptr_t start, end;            /* physical, direct-mapped */
-	const char *from;                /* archive or image it came from */
 };
 
 /* Register the boot images' modules (after kmalloc_init).  A bad archive
@@ -30,8 +29,7 @@ struct boot_module {
 void boot_modules_init(void);
 
 /* 0, -EINVAL (empty name, '/' or too long), -EEXIST, -ENOMEM. */
-int boot_module_add(const char *name, uintptr_t start, uintptr_t end,
-                    const char *from);
+int boot_module_add(const char *name, uintptr_t start, uintptr_t end);
 
 int boot_module_count(void);
 /* Entry i (0 <= i < boot_module_count()), or NULL. */

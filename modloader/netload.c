@@ -48,7 +48,7 @@ module_add_buffer(const char *name, const void *data, size_t size)
 		goto out;
 	}
 	memcpy(copy, data, size);
-	r = boot_module_add(name, V2P(copy), V2P(copy) + size, "tftp");
+	r = boot_module_add(name, V2P(copy), V2P(copy) + size);
 	if (r != 0)
 		free_pages(copy, npages);
 out:
