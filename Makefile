@@ -43,6 +43,7 @@ KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
 
 KERNEL := $(BUILD)/modref.elf
 ISOIMG := $(BUILD)/modref.iso
+INITRD ?= $(BUILD)/initrd.cpio
 HOSTBIN := $(BUILD)/host
 
 .PHONY: all kernel iso host run test check-host debug deps clean help \
@@ -130,7 +131,6 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # and the user's EXTRA_MODULES, in build/initrd.cpio: `make run` and the
 # ISO boot with it, so `insmod NAME` finds any of them.  The archive is
 # remade when a file or the list changes (the list is kept beside it).
-INITRD       ?= $(BUILD)/initrd.cpio
 BOOT_MODULES := $(ALL_MODULES) $(TCPKO) $(EXTRA_MODULES)
 
 $(INITRD).list: FORCE
