@@ -43,6 +43,7 @@ KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
 
 KERNEL := $(BUILD)/modref.elf
 ISOIMG := $(BUILD)/modref.iso
+INITRD ?= $(BUILD)/initrd.cpio
 HOSTBIN := $(BUILD)/host
 
 .PHONY: all kernel iso host run test check-host debug deps clean help \
@@ -101,7 +102,12 @@ $(HOSTBIN)/mkksyms: scripts/mkksyms.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
 
-host: $(HOSTBIN)/mkksyms
+# Boot modules travel as one cpio newc archive (scripts/newc_write.h).
+$(HOSTBIN)/mkinitrd: scripts/mkinitrd.c scripts/newc_write.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ scripts/mkinitrd.c scripts/newc_write.c
+
+host: $(HOSTBIN)/mkksyms $(HOSTBIN)/mkinitrd
 
 DEPS_PKGS := qemu-system-x86 grub-pc-bin grub-common xorriso mtools \
 	gcc-i686-linux-gnu binutils-i686-linux-gnu gcc make gdb clang procps
@@ -118,17 +124,69 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 -include modloader/modules.mk
 -include tests/stress/stress.mk
 -include tests/lava/lava.mk
+-include tests/initrd/initrd.mk
+
+# ---- boot modules: one archive -------------------------------------------------
+# Every module the tree builds (modloader/modules.mk's ALL_MODULES, tcp.ko)
+# and the user's EXTRA_MODULES, in build/initrd.cpio: `make run` and the
+# ISO boot with it, so `insmod NAME` finds any of them.  The archive is
+# remade when a file or the list changes (the list is kept beside it).
+BOOT_MODULES := $(ALL_MODULES) $(TCPKO) $(EXTRA_MODULES)
+
+$(INITRD).list: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(BOOT_MODULES)' | cmp -s - $@ || echo '$(BOOT_MODULES)' > $@
+
+$(INITRD): $(BOOT_MODULES) $(INITRD).list $(HOSTBIN)/mkinitrd
+	@echo "  INITRD  $@ ($(words $(BOOT_MODULES)) modules)"
+	@$(HOSTBIN)/mkinitrd -o $@ $(BOOT_MODULES)
+
+initrd: $(INITRD)
+all: initrd
+
+# For tests/scenarios/initrd-extra.scn: EXTRA_MODULES of 50 files (copies
+# of hello.ko) through the rule above, in a make of its own; with the
+# tree's modules that is more than the kernel's table holds in one chunk.
+INITRD_EXTRA := $(BUILD)/test/initrd-extra.cpio
+EXTRA50      := $(patsubst %,$(BUILD)/test/extra/x%.ko,\
+	$(shell seq -w 1 50))
+$(BUILD)/test/extra/x%.ko: $(MODOUT)/hello.ko
+	@mkdir -p $(dir $@)
+	@cp $< $@
+ifneq ($(INITRD),$(INITRD_EXTRA))
+$(INITRD_EXTRA): $(EXTRA50) $(BOOT_MODULES) $(HOSTBIN)/mkinitrd FORCE
+	@$(MAKE) -s --no-print-directory INITRD=$@ EXTRA_MODULES='$(EXTRA50)' $@
+endif
+
+# A damaged archive for tests/scenarios/initrd-bad.scn: cut inside the
+# first file's data.
+$(BUILD)/test/initrd-cut.cpio: $(INITRD)
+	@mkdir -p $(dir $@)
+	@head -c 2000 $< > $@
+
+# An archive made by GNU cpio (070702, with checksums) with a directory, a
+# module in it and a symbolic link, for the same scenario.
+$(BUILD)/test/initrd-gnu.cpio: $(MODOUT)/params.ko
+	@rm -rf $(BUILD)/test/gnu-tree && mkdir -p $(BUILD)/test/gnu-tree/lib/modules
+	@cp $< $(BUILD)/test/gnu-tree/lib/modules/
+	@ln -s lib/modules/params.ko $(BUILD)/test/gnu-tree/link
+	@cd $(BUILD)/test/gnu-tree && find . | LC_ALL=C sort | \
+		cpio --quiet -o -H crc > ../initrd-gnu.cpio
+
+INITRD_TESTS := $(INITRD_EXTRA) $(BUILD)/test/initrd-cut.cpio \
+	$(BUILD)/test/initrd-gnu.cpio
+
+.PHONY: initrd FORCE
+FORCE:
 
 # ---- ISO through GRUB ----------------------------------------------------------
 iso: $(ISOIMG)
 
-$(ISOIMG): $(KERNEL) boot/grub.cfg
+$(ISOIMG): $(KERNEL) boot/grub.cfg $(INITRD)
 	@rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub
 	cp $(KERNEL) $(BUILD)/iso/boot/modref.elf
+	cp $(INITRD) $(BUILD)/iso/boot/initrd.cpio
 	sed -e 's|@CMDLINE@|$(CMDLINE)|' boot/grub.cfg > $(BUILD)/iso/boot/grub/grub.cfg
-	@for m in $(EXTRA_MODULES); do cp $$m $(BUILD)/iso/boot/; \
-		echo "	module /boot/$$(basename $$m) $$(basename $$m)" >> $(BUILD)/iso/boot/grub/grub.cfg; done
-	@echo "}" >> $(BUILD)/iso/boot/grub/grub.cfg
 	grub-mkrescue -o $@ $(BUILD)/iso 2>$(BUILD)/grub-mkrescue.log || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
 
@@ -136,8 +194,7 @@ $(ISOIMG): $(KERNEL) boot/grub.cfg
 RUNARGS = --profile qemu/$(PROFILE).profile \
 	$(if $(SMP),--smp $(SMP)) $(if $(MEM),--mem $(MEM)) \
 	$(if $(NIC),--nic $(NIC)) $(if $(CMDLINE),--cmdline '$(CMDLINE)') \
-	$(if $(EXTRA_MODULES),--modules '$(EXTRA_MODULES)') \
-	$(if $(ISO),--iso $(ISOIMG))
+	$(if $(ISO),--iso $(ISOIMG),--modules $(INITRD))
 
 run: deps all $(if $(ISO),iso)
 	$(HOSTBIN)/modref-harness run $(RUNARGS)
@@ -147,7 +204,7 @@ debug: deps all
 	@echo "attach with:  gdb -ex 'target remote localhost:$(GDBPORT)' -x scripts/gdb-modref.py $(KERNEL)"
 	$(HOSTBIN)/modref-harness run $(RUNARGS) --gdb $(GDBPORT)
 
-test: deps all iso
+test: deps all iso $(INITRD_TESTS)
 	$(HOSTBIN)/modref-harness test -j $(JOBS) $(if $(TESTS),$(TESTS),tests/scenarios)
 
 # Benchmarks print numbers, they never pass or fail on a time: the

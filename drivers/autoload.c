@@ -12,7 +12,8 @@
  */
 #include <drivers/pci.h>
 #include <kernel/bootparam.h>
-#include <kernel/multiboot.h>
+#include <kernel/bootmod.h>
+#include <kernel/kmalloc.h>
 #include <kernel/page_alloc.h>
 #include <kernel/printk.h>
 #include <kernel/shell.h>
@@ -61,14 +62,15 @@ module_has_alias(const struct boot_module *bm, const char *alias)
 	return false;
 }
 
+/* tried[0..n) marks the boot modules already loaded for some device. */
 static void
-load_for(struct pci_dev *d, bool *tried)
+load_for(struct pci_dev *d, bool *tried, int n)
 {
 	char alias[32], line[80], name[64];
 
 	alias_of(d, alias, sizeof(alias));
-	for (int i = 0; i < boot_info.nmods; i++) {
-		const struct boot_module *bm = &boot_info.mods[i];
+	for (int i = 0; i < n; i++) {
+		const struct boot_module *bm = boot_module_at(i);
 		char *dot;
 
 		if (tried[i] || !module_has_alias(bm, alias))
@@ -89,12 +91,20 @@ load_for(struct pci_dev *d, bool *tried)
 void
 pci_autoload(void)
 {
-	bool tried[MAX_BOOT_MODULES] = {false};
+	int n = boot_module_count();
 	struct pci_dev *d;
+	bool *tried;
 
 	if (!netautoload)
 		return;
+	tried = kzalloc((size_t)n + 1, "autoload");
+	if (tried == NULL) {
+		pr_err("autoload: ENOMEM: no memory to scan %d boot modules\n",
+		       n);
+		return;
+	}
 	for (int i = 0; (d = pci_dev_at(i)) != NULL; i++)
 		if (d->driver == NULL)
-			load_for(d, tried);
+			load_for(d, tried, n);
+	kfree(tried);
 }

@@ -7,6 +7,7 @@
 #include <kernel/printk.h>
 #include <kernel/rcu.h>
 #include <kernel/shell.h>
+#include <kernel/args.h>
 #include <kernel/string.h>
 
 static void
@@ -59,13 +60,13 @@ print_dev(struct pci_dev *d, bool verbose)
 static int
 cmd_lspci(int argc, char **argv)
 {
-	bool verbose = false;
 	struct pci_dev *d;
+	struct args a;
+	bool verbose;
 
-	if (argc == 2 && strcmp(argv[1], "-v") == 0)
-		verbose = true;
-	else if (argc != 1)
-		return cmd_usage("lspci");
+	if (args_parse(&a, "lspci", argc, argv, "v", 0, 0) < 0)
+		return -EINVAL;
+	verbose = args_has(&a, 'v');
 	for (int i = 0; (d = pci_dev_at(i)) != NULL; i++)
 		print_dev(d, verbose);
 	return 0;

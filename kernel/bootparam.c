@@ -134,25 +134,31 @@ bootparam_format(const struct bootparam *p, char *buf, size_t size)
 	}
 }
 
-/* Both GRUB and QEMU put the kernel image's path first: skip that word
- * unless it is a parameter. */
-static const char *
-skip_image_path(const char *s)
+/*
+ * Both GRUB and QEMU put the kernel image's path first: skip that word,
+ * whatever its length and whatever it contains ('=' included: a lab may
+ * stage images under "job=42/"), unless its name part (before any '=') is
+ * a parameter, so a command line without the path still works.
+ */
+const char *
+bootparam_skip_image_path(const char *s)
 {
-	char first[64];
-	size_t n = 0;
+	char name[32];
+	size_t n = 0, len;
 
-	while (*s == ' ')
+	while (*s == ' ' || *s == '\t')
 		s++;
-	while (s[n] != '\0' && s[n] != ' ' && n + 1 < sizeof(first)) {
-		first[n] = s[n];
+	for (len = 0; s[len] != '\0' && s[len] != ' ' && s[len] != '\t';)
+		len++;
+	while (n < len && s[n] != '=' && n + 1 < sizeof(name)) {
+		name[n] = s[n];
 		n++;
 	}
-	first[n] = '\0';
-	if (n > 0 && strchr(first, '=') == NULL &&
-	    bootparam_find(first) == NULL)
-		s += n;
-	while (*s == ' ')
+	name[n] = '\0';
+	if (len == 0 || ((n == len || s[n] == '=') && bootparam_find(name)))
+		return s;
+	s += len;
+	while (*s == ' ' || *s == '\t')
 		s++;
 	return s;
 }
@@ -163,8 +169,12 @@ bootparam_parse(const char *cmdline)
 	char word[128], err[96];
 	const char *s = cmdline;
 
-	s = skip_image_path(s);
-	strlcpy(boot_cmdline, s, sizeof(boot_cmdline));
+	s = bootparam_skip_image_path(s);
+	if (strlcpy(boot_cmdline, s, sizeof(boot_cmdline)) >=
+	    sizeof(boot_cmdline))
+		pr_warn("cmdline: longer than %u bytes; sysctl cmdline shows "
+		        "it cut\n",
+		        (unsigned)sizeof(boot_cmdline) - 1);
 	while (*s != '\0') {
 		size_t n = 0;
 		const struct bootparam *p;

@@ -38,6 +38,8 @@ struct bootparam {
 
 /* Parse the whole command line; reports each bad item on the console. */
 void bootparam_parse(const char *cmdline);
+/* cmdline after the kernel image's path that loaders put first. */
+const char *bootparam_skip_image_path(const char *cmdline);
 const struct bootparam *bootparam_find(const char *name);
 /* Set from text; 0 or -EINVAL/-ERANGE with a reason in err. */
 int bootparam_set(const struct bootparam *p, const char *value, char *err,

@@ -7,6 +7,7 @@
  *                   (and fails with EBUSY).
  */
 #include <kernel/shell.h>
+#include <kernel/args.h>
 #include <kernel/printk.h>
 #include <kernel/memtag.h>
 #include <kernel/page_alloc.h>
@@ -61,10 +62,16 @@ meminfo_diff(void)
 static int
 cmd_meminfo(int argc, char **argv)
 {
+	struct args a;
+
+	if (args_parse(&a, "meminfo", argc, argv, "cd", 0, 0) < 0)
+		return -EINVAL;
+	if (args_has(&a, 'c') && args_has(&a, 'd'))
+		return args_refuse(&a, "-c and -d exclude each other");
 	/* Guarded objects freed where the pages could not go back at once
 	 * are part of the books only once they have. */
 	kfence_flush();
-	if (argc == 2 && strcmp(argv[1], "-c") == 0) {
+	if (args_has(&a, 'c')) {
 		for (int i = 0; i < MAX_MEMTAGS; i++) {
 			struct memtag *m = memtag_at(i);
 			checkpoint.objs[i] = m != NULL ? m->objs : 0;
@@ -75,10 +82,8 @@ cmd_meminfo(int argc, char **argv)
 		kprintf("meminfo: checkpoint taken\n");
 		return 0;
 	}
-	if (argc == 2 && strcmp(argv[1], "-d") == 0)
+	if (args_has(&a, 'd'))
 		return meminfo_diff();
-	if (argc != 1)
-		return cmd_usage("meminfo");
 	kprintf("pages: %u total, %u free, %u used (4 KiB each)\n",
 	        (unsigned)pages_total(), (unsigned)pages_free(),
 	        (unsigned)(pages_total() - pages_free()));

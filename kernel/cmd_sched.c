@@ -2,10 +2,12 @@
  * ps and cpus: what runs where.
  */
 #include <kernel/shell.h>
+#include <kernel/args.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
 #include <kernel/cpu.h>
 #include <kernel/timer.h>
+#include <kernel/errno.h>
 
 static void
 ps_line(struct thread *t, void *arg)
@@ -19,6 +21,10 @@ ps_line(struct thread *t, void *arg)
 static int
 cmd_ps(int argc, char **argv)
 {
+	struct args a;
+
+	if (args_parse(&a, "ps", argc, argv, "", 0, 0) < 0)
+		return -EINVAL;
 	kprintf(" TID CPU ST   SWITCHES   CPU(ms) NAME\n");
 	for_each_thread(ps_line, NULL);
 	return 0;
@@ -45,6 +51,10 @@ cpu_state_name(enum cpu_state s)
 static int
 cmd_cpus(int argc, char **argv)
 {
+	struct args a;
+
+	if (args_parse(&a, "cpus", argc, argv, "", 0, 0) < 0)
+		return -EINVAL;
 	kprintf(
 	    "CPU APIC STATE    CURRENT          IRQS   SWITCHES     IPIS\n");
 	for (int i = 0; i < MAX_CPUS; i++) {

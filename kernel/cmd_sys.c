@@ -3,6 +3,7 @@
  * (which exercises the fault and panic paths on purpose).
  */
 #include <kernel/shell.h>
+#include <kernel/args.h>
 #include <kernel/printk.h>
 #include <kernel/panic.h>
 #include <kernel/sched.h>
@@ -27,11 +28,15 @@ help_line(const struct command *c, void *arg)
 static int
 cmd_help(int argc, char **argv)
 {
-	if (argc == 2) {
-		const struct command *c = command_find(argv[1]);
+	struct args a;
+
+	if (args_parse(&a, "help", argc, argv, "", 0, 1) < 0)
+		return -EINVAL;
+	if (a.npos == 1) {
+		const struct command *c = command_find(a.pos[0]);
 		if (c == NULL)
 			return cmd_error("help", -ENOENT, "no command '%s'",
-			                 argv[1]);
+			                 a.pos[0]);
 		kprintf("usage: %s\n  %s\n", c->usage, c->help);
 		return 0;
 	}
@@ -43,8 +48,12 @@ COMMAND(help, "help [COMMAND]", "list commands, or describe one", cmd_help);
 static int
 cmd_uptime(int argc, char **argv)
 {
-	uint64_t ms = now_ms();
+	struct args a;
+	uint64_t ms;
 
+	if (args_parse(&a, "uptime", argc, argv, "", 0, 0) < 0)
+		return -EINVAL;
+	ms = now_ms();
 	kprintf("up %u.%03u s, %d cpu(s), %d thread(s)\n",
 	        (unsigned)(ms / 1000), (unsigned)(ms % 1000), nr_cpus,
 	        nr_threads());
@@ -56,13 +65,11 @@ static int
 cmd_poweroff(int argc, char **argv)
 {
 	unsigned long code = EXIT_SUCCESS_CODE;
+	struct args a;
 
-	if (argc > 2)
-		return cmd_usage("poweroff");
-	if (argc == 2 && (parse_ulong(argv[1], &code) != 0 || code > 0x7f))
-		return cmd_error("poweroff", -EINVAL,
-		                 "exit code '%s' is not a number 0..127",
-		                 argv[1]);
+	if (args_parse(&a, "poweroff", argc, argv, "", 0, 1) < 0 ||
+	    (a.npos == 1 && args_num(&a, "CODE", a.pos[0], 0, 0x7f, &code) < 0))
+		return -EINVAL;
 	kprintf("poweroff: exiting with code %lu\n", code);
 	machine_exit((int)code);
 }
@@ -74,9 +81,11 @@ static int
 cmd_sleep(int argc, char **argv)
 {
 	unsigned long ms;
+	struct args a;
 
-	if (argc != 2 || parse_ulong(argv[1], &ms) != 0)
-		return cmd_usage("sleep");
+	if (args_parse(&a, "sleep", argc, argv, "", 1, 1) < 0 ||
+	    args_num(&a, "MS", a.pos[0], 0, 3600000, &ms) < 0)
+		return -EINVAL;
 	if (msleep_interruptible((unsigned)ms) != 0)
 		return cmd_error("sleep", -EINTR, "interrupted");
 	return 0;
@@ -87,8 +96,12 @@ COMMAND(sleep, "sleep MS", "sleep for MS milliseconds (Ctrl-C interrupts)",
 static int
 cmd_echo(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		kprintf("%s%s", argv[i], i + 1 < argc ? " " : "");
+	struct args a;
+
+	if (args_parse(&a, "echo", argc, argv, "", 0, ARGS_ANY) < 0)
+		return -EINVAL;
+	for (int i = 0; i < a.npos; i++)
+		kprintf("%s%s", a.pos[i], i + 1 < a.npos ? " " : "");
 	kprintf("\n");
 	return 0;
 }
@@ -126,23 +139,23 @@ static void __attribute__((noinline)) crash_freed(void)
 static int
 cmd_crash(int argc, char **argv)
 {
-	if (argc != 2)
-		return cmd_usage("crash");
-	if (strcmp(argv[1], "panic") == 0)
+	struct args a;
+
+	if (args_parse(&a, "crash", argc, argv, "", 1, 1) < 0)
+		return -EINVAL;
+	if (strcmp(a.pos[0], "panic") == 0)
 		panic("crash command asked for a panic");
-	if (strcmp(argv[1], "null") == 0)
+	if (strcmp(a.pos[0], "null") == 0)
 		crash_null();
-	else if (strcmp(argv[1], "freed") == 0)
+	else if (strcmp(a.pos[0], "freed") == 0)
 		crash_freed();
-	else if (strcmp(argv[1], "ud") == 0)
+	else if (strcmp(a.pos[0], "ud") == 0)
 		__asm__ volatile("ud2");
-	else if (strcmp(argv[1], "div") == 0) {
+	else if (strcmp(a.pos[0], "div") == 0) {
 		volatile int z = 0;
 		kprintf("%d\n", 1 / z);
 	} else
-		return cmd_error("crash", -EINVAL,
-		                 "unknown kind '%s' (panic|null|freed|ud|div)",
-		                 argv[1]);
+		return args_refuse(&a, "unknown kind '%s'", a.pos[0]);
 	return 0;
 }
 COMMAND(crash, "crash panic|null|freed|ud|div",

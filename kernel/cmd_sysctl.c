@@ -2,6 +2,7 @@
  * sysctl: read every parameter, read one, or set a writable one.
  */
 #include <kernel/shell.h>
+#include <kernel/args.h>
 #include <kernel/printk.h>
 #include <kernel/bootparam.h>
 #include <kernel/string.h>
@@ -25,17 +26,18 @@ cmd_sysctl(int argc, char **argv)
 {
 	const struct bootparam *p;
 	char name[64], err[96];
+	struct args a;
 	char *eq;
 	int r;
 
-	if (argc == 1) {
+	if (args_parse(&a, "sysctl", argc, argv, "", 0, 1) < 0)
+		return -EINVAL;
+	if (a.npos == 0) {
 		for (size_t i = 0; (p = bootparam_at(i)) != NULL; i++)
 			show(p, true);
 		return 0;
 	}
-	if (argc != 2)
-		return cmd_usage("sysctl");
-	strlcpy(name, argv[1], sizeof(name));
+	strlcpy(name, a.pos[0], sizeof(name));
 	eq = strchr(name, '=');
 	if (eq != NULL)
 		*eq = '\0';
@@ -51,7 +53,7 @@ cmd_sysctl(int argc, char **argv)
 		                 "%s can only be set on the kernel command "
 		                 "line",
 		                 name);
-	r = bootparam_set(p, strchr(argv[1], '=') + 1, err, sizeof(err));
+	r = bootparam_set(p, strchr(a.pos[0], '=') + 1, err, sizeof(err));
 	if (r != 0)
 		return cmd_error("sysctl", r, "%s: %s", name, err);
 	show(p, false);

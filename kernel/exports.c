@@ -18,6 +18,7 @@
 #include <kernel/rcu.h>
 #include <kernel/sched.h>
 #include <kernel/shell.h>
+#include <kernel/args.h>
 #include <kernel/smp.h>
 #include <kernel/spinlock.h>
 #include <kernel/string.h>
@@ -113,6 +114,13 @@ EXPORT_SYMBOL(__command_register);
 EXPORT_SYMBOL(command_unregister);
 EXPORT_SYMBOL(cmd_error);
 EXPORT_SYMBOL(cmd_usage);
+EXPORT_SYMBOL(args_parse);
+EXPORT_SYMBOL(args_has);
+EXPORT_SYMBOL(args_val);
+EXPORT_SYMBOL(args_num);
+EXPORT_SYMBOL(args_flag_num);
+EXPORT_SYMBOL(args_refuse);
+EXPORT_SYMBOL(cmd_refuse);
 EXPORT_SYMBOL(ktest_register);
 EXPORT_SYMBOL(ktest_unregister);
 EXPORT_SYMBOL(ktest_fail);

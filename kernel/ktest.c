@@ -15,6 +15,7 @@
 #include <kernel/panic.h>
 #include <kernel/spinlock.h>
 #include <kernel/shell.h>
+#include <kernel/args.h>
 #include <stdarg.h>
 
 extern struct ktest_suite __ktest_suites_start[], __ktest_suites_end[];
@@ -268,13 +269,18 @@ ktest_boot(void)
 static int
 cmd_ktest(int argc, char **argv)
 {
+	struct args a;
 	int r;
 
-	if (argc == 2 && strcmp(argv[1], "-l") == 0) {
+	if (args_parse(&a, "ktest", argc, argv, "l", 0, ARGS_ANY) < 0)
+		return -EINVAL;
+	if (args_has(&a, 'l')) {
+		if (a.npos != 0)
+			return args_refuse(&a, "-l takes no suite");
 		ktest_list();
 		return 0;
 	}
-	r = ktest_run(argc - 1, argv + 1);
+	r = ktest_run(a.npos, a.pos);
 	if (r > 0)
 		return cmd_error("ktest", -EIO, "%d case(s) failed", r);
 	return r;

@@ -8,6 +8,7 @@
 #include <kernel/panic.h>
 #include <kernel/irq.h>
 #include <kernel/multiboot.h>
+#include <kernel/bootmod.h>
 #include <kernel/bootparam.h>
 #include <kernel/page_alloc.h>
 #include <kernel/paging.h>
@@ -41,8 +42,8 @@ memory_init(void)
 	/* Low memory holds BIOS data and the AP trampoline: keep out. */
 	page_range_reserve(0, 0x100000);
 	page_range_reserve(0x100000, V2P(_kernel_end));
-	for (int i = 0; i < bi->nmods; i++)
-		page_range_reserve(bi->mods[i].start, bi->mods[i].end);
+	for (int i = 0; i < bi->nimages; i++)
+		page_range_reserve(bi->images[i].start, bi->images[i].end);
 	paging_init(bi->ram_top);
 	kmalloc_init();
 	if (bi->ram_ignored != 0)
@@ -80,6 +81,7 @@ kmain(uint32_t magic, uint32_t mbi_phys)
 	        boot_info.loader[0] != '\0' ? boot_info.loader : "unknown",
 	        boot_info.cmdline);
 	memory_init();
+	boot_modules_init();
 	sched_init_cpu_idle(&idle0, "idle/0");
 	pic_init();
 	clock_init();
@@ -87,7 +89,7 @@ kmain(uint32_t magic, uint32_t mbi_phys)
 	uart_enable_irq();
 	pr_info("memory: %u KiB usable, %u KiB free, %d boot module(s)\n",
 	        (unsigned)(pages_total() * 4), (unsigned)(pages_free() * 4),
-	        boot_info.nmods);
+	        boot_module_count());
 	smp_init();
 	workqueue_init();
 	rcu_init();

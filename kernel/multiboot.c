@@ -48,29 +48,32 @@ phys_ok(uint32_t pa, uint32_t len)
 	return pa < DIRECT_MAP_SIZE && len <= DIRECT_MAP_SIZE - pa;
 }
 
-static void
+/* Copy the string at pa; false if it did not fit (dst is cut). */
+static bool
 copy_string(char *dst, size_t size, uint32_t pa)
 {
 	dst[0] = '\0';
 	if (!phys_ok(pa, 1))
-		return;
+		return true;
 	size_t max = DIRECT_MAP_SIZE - pa;
 	const char *s = P2V(pa);
 	size_t n = strnlen(s, max < size - 1 ? max : size - 1);
 	memcpy(dst, s, n);
 	dst[n] = '\0';
+	return n == max || s[n] == '\0';
 }
 
 static void
 add_module(const struct mb_module *m)
 {
-	struct boot_module *b;
+	struct boot_image *b;
 	char cmd[128];
 	const char *base, *sp;
 
-	if (boot_info.nmods == MAX_BOOT_MODULES) {
-		pr_err("multiboot: more than %d modules, ignoring the rest\n",
-		       MAX_BOOT_MODULES);
+	if (boot_info.nimages == MAX_BOOT_IMAGES) {
+		pr_err("multiboot: more than %d modules, ignoring the rest "
+		       "(pack them into one cpio archive)\n",
+		       MAX_BOOT_IMAGES);
 		return;
 	}
 	if (m->end < m->start || !phys_ok(m->start, m->end - m->start)) {
@@ -86,7 +89,7 @@ add_module(const struct mb_module *m)
 		cmd[sp - cmd] = '\0';
 	base = strrchr(cmd, '/');
 	base = base != NULL ? base + 1 : cmd;
-	b = &boot_info.mods[boot_info.nmods++];
+	b = &boot_info.images[boot_info.nimages++];
 	strlcpy(b->name, *base != '\0' ? base : "unnamed", sizeof(b->name));
 	b->start = m->start;
 	b->end = m->end;
@@ -132,8 +135,11 @@ multiboot_parse(uint32_t magic, uint32_t mbi_phys)
 	}
 	mbi = P2V(mbi_phys);
 	if (mbi->flags & MBI_CMDLINE)
-		copy_string(boot_info.cmdline, sizeof(boot_info.cmdline),
-		            mbi->cmdline);
+		if (!copy_string(boot_info.cmdline, sizeof(boot_info.cmdline),
+		                 mbi->cmdline))
+			pr_err("multiboot: command line longer than %u bytes, "
+			       "cut\n",
+			       (unsigned)sizeof(boot_info.cmdline) - 1);
 	if (mbi->flags & MBI_LOADER)
 		copy_string(boot_info.loader, sizeof(boot_info.loader),
 		            mbi->boot_loader_name);
@@ -170,13 +176,4 @@ multiboot_parse(uint32_t magic, uint32_t mbi_phys)
 		}
 	}
 	return 0;
-}
-
-const struct boot_module *
-boot_module_find(const char *name)
-{
-	for (int i = 0; i < boot_info.nmods; i++)
-		if (strcmp(boot_info.mods[i].name, name) == 0)
-			return &boot_info.mods[i];
-	return NULL;
 }

@@ -5,6 +5,7 @@
  * line and change nothing.
  */
 #include <kernel/shell.h>
+#include <kernel/args.h>
 #include <kernel/console.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
@@ -108,10 +109,7 @@ cmd_error(const char *cmd, int err, const char *fmt, ...)
 int
 cmd_usage(const char *cmd)
 {
-	const struct command *c = command_find(cmd);
-
-	kprintf("%s: EINVAL: usage: %s\n", cmd, c != NULL ? c->usage : cmd);
-	return -EINVAL;
+	return cmd_refuse(cmd, "bad arguments");
 }
 
 static int

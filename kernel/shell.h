@@ -29,7 +29,9 @@ struct command {
 
 int cmd_error(const char *cmd, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Print "usage: <usage line>" for the command and return -EINVAL. */
+/* Refuse the arguments without a reason of their own ("CMD: EINVAL: bad
+ * arguments", then "usage: ..."); returns -EINVAL.  Prefer the parser
+ * (kernel/args.h), which says what is wrong. */
 int cmd_usage(const char *cmd);
 
 /* A module's commands are owned by it: the shell takes a reference on

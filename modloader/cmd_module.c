@@ -5,9 +5,10 @@
  * reason".
  */
 #include <kernel/shell.h>
+#include <kernel/args.h>
 #include <kernel/printk.h>
 #include <kernel/clock.h>
-#include <kernel/multiboot.h>
+#include <kernel/bootmod.h>
 #include <kernel/page_alloc.h>
 #include <kernel/sched.h>
 #include <kernel/string.h>
@@ -43,15 +44,15 @@ list_boot_modules(void)
 {
 	mutex_lock(&module_mutex);
 	kprintf("%-24s %8s  %s\n", "Boot module", "Bytes", "Loaded as");
-	for (int i = 0; i < boot_info.nmods; i++) {
-		const struct boot_module *bm = &boot_info.mods[i];
+	for (int i = 0; i < boot_module_count(); i++) {
+		const struct boot_module *bm = boot_module_at(i);
 		const char *as = boot_module_loaded_as(bm);
 		kprintf("%-24s %8u  %s\n", bm->name,
 		        (unsigned)(bm->end - bm->start), as != NULL ? as : "-");
 	}
-	if (boot_info.nmods == 0)
-		kprintf("(none: pass modules with -initrd a.ko,b.ko or GRUB "
-		        "module lines)\n");
+	if (boot_module_count() == 0)
+		kprintf("(none: pass a cpio archive of modules with -initrd "
+		        "or a GRUB module line)\n");
 	mutex_unlock(&module_mutex);
 	return 0;
 }
@@ -63,10 +64,17 @@ cmd_insmod(int argc, char **argv)
 	struct module *mod;
 	int r;
 
-	if (argc == 2 && strcmp(argv[1], "-l") == 0)
-		return list_boot_modules();
-	if (argc < 2 || argv[1][0] == '-')
-		return cmd_usage("insmod");
+	struct args a;
+
+	if (args_parse(&a, "insmod", argc, argv, "l", 0, ARGS_ANY) < 0)
+		return -EINVAL;
+	if (args_has(&a, 'l'))
+		return a.npos == 0 ? list_boot_modules()
+		                   : args_refuse(&a, "-l takes no NAME");
+	if (a.npos == 0)
+		return args_refuse(&a, "missing argument");
+	argc = a.argc;
+	argv = a.argv;
 	r = module_load(argv[1], argc - 2, argv + 2, name, err, sizeof(err));
 	if (r < 0)
 		return mod_error("insmod", argv[1], r, err);
@@ -88,19 +96,18 @@ COMMAND(insmod, "insmod NAME [k=v..] | insmod -l",
 static int
 cmd_rmmod(int argc, char **argv)
 {
-	int flags = 0, i = 1;
+	struct args a;
+	int flags = 0;
 
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "-n") == 0)
-			flags |= RMMOD_NOWAIT;
-		else if (strcmp(argv[i], "-f") == 0)
-			flags |= RMMOD_FORCE;
-		else
-			return cmd_usage("rmmod");
-	}
-	if (i != argc - 1 || flags == (RMMOD_NOWAIT | RMMOD_FORCE))
-		return cmd_usage("rmmod");
-	return module_unload(argv[i], flags);
+	if (args_parse(&a, "rmmod", argc, argv, "nf", 1, 1) < 0)
+		return -EINVAL;
+	if (args_has(&a, 'n'))
+		flags |= RMMOD_NOWAIT;
+	if (args_has(&a, 'f'))
+		flags |= RMMOD_FORCE;
+	if (flags == (RMMOD_NOWAIT | RMMOD_FORCE))
+		return args_refuse(&a, "-n and -f exclude each other");
+	return module_unload(a.pos[0], flags);
 }
 COMMAND(rmmod, "rmmod [-n|-f] NAME",
         "unload; waits (progress each second, Ctrl-C aborts); -n never waits, "
@@ -115,8 +122,10 @@ cmd_lsmod(int argc, char **argv)
 	struct module *mod;
 	char users[128];
 
-	if (argc != 1)
-		return cmd_usage("lsmod");
+	struct args a;
+
+	if (args_parse(&a, "lsmod", argc, argv, "", 0, 0) < 0)
+		return -EINVAL;
 	modules_lazy_init();
 	mutex_lock(&module_mutex);
 	kprintf("%-20s %8s %5s  %-6s  %s\n", "Module", "Size", "Refs", "State",
@@ -227,9 +236,11 @@ static int
 cmd_modinfo(int argc, char **argv)
 {
 	struct module *mod;
+	struct args a;
 
-	if (argc != 2)
-		return cmd_usage("modinfo");
+	if (args_parse(&a, "modinfo", argc, argv, "", 1, 1) < 0)
+		return -EINVAL;
+	argv = a.argv;
 	modules_lazy_init();
 	mutex_lock(&module_mutex);
 	mod = module_find(argv[1]);
@@ -271,10 +282,13 @@ static int
 cmd_refs(int argc, char **argv)
 {
 	struct module *mod;
+	struct args a;
 	int r = 0;
 
-	if (argc > 2)
-		return cmd_usage("refs");
+	if (args_parse(&a, "refs", argc, argv, "", 0, 1) < 0)
+		return -EINVAL;
+	argc = a.argc;
+	argv = a.argv;
 	/* A network device of that name (refs_show_hook) comes first. */
 	if (argc == 2 && refs_show_hook != NULL && refs_show_hook(argv[1]) == 0)
 		return 0;
@@ -320,10 +334,14 @@ cmd_modcycle(int argc, char **argv)
 	unsigned long n;
 	char err[ERR_MAX], name[MODULE_NAME_LEN];
 	uint64_t t0 = now_us();
+	struct args a;
 	int r;
 
-	if (argc < 3 || parse_ulong(argv[2], &n) != 0 || n == 0 || n > 1000000)
-		return cmd_usage("modcycle");
+	if (args_parse(&a, "modcycle", argc, argv, "", 2, ARGS_ANY) < 0 ||
+	    args_num(&a, "N", a.pos[1], 1, 1000000, &n) < 0)
+		return -EINVAL;
+	argc = a.argc;
+	argv = a.argv;
 	for (unsigned long i = 0; i < n; i++) {
 		r = module_load(argv[1], argc - 3, argv + 3, name, err,
 		                sizeof(err));

@@ -19,7 +19,7 @@
  *                  failed-init path (keep_failed_init keeps the memory)
  */
 #include <kernel/kmalloc.h>
-#include <kernel/multiboot.h>
+#include <kernel/bootmod.h>
 #include <kernel/page_alloc.h>
 #include <kernel/printk.h>
 #include <kernel/rcu.h>

@@ -103,6 +103,5 @@ endif
 .PHONY: modules
 all: modules
 
-# Tree modules reach the ISO and `make run` with the user's EXTRA_MODULES.
-override EXTRA_MODULES += $(ALL_MODULES)
-$(ISOIMG): $(ALL_MODULES)
+# Tree modules reach the ISO and `make run` through the boot archive
+# (INITRD in the top Makefile).

@@ -9,7 +9,7 @@
  */
 #include <kernel/errno.h>
 #include <kernel/module.h>
-#include <kernel/multiboot.h>
+#include <kernel/bootmod.h>
 #include <kernel/mutex.h>
 #include <kernel/page_alloc.h>
 #include <kernel/string.h>
@@ -20,17 +20,16 @@
 
 static DEFINE_MUTEX(netload_mutex);
 
-/* 0, -EEXIST (a boot module of that name), -ENOSPC (table full),
- * -EFBIG, -ENOMEM, -EINVAL (bad name). */
+/* 0, -EEXIST (a boot module of that name), -EFBIG, -ENOMEM, -EINVAL
+ * (bad name). */
 int
 module_add_buffer(const char *name, const void *data, size_t size)
 {
-	struct boot_module *bm;
 	unsigned npages;
 	void *copy;
-	int r = 0;
+	int r;
 
-	if (name[0] == '\0' || strlen(name) >= sizeof(bm->name) ||
+	if (name[0] == '\0' || strlen(name) >= BOOT_MODULE_NAME_MAX ||
 	    strchr(name, '/') != NULL)
 		return -EINVAL;
 	if (size == 0 || size > NETLOAD_MAX)
@@ -41,10 +40,6 @@ module_add_buffer(const char *name, const void *data, size_t size)
 		r = -EEXIST;
 		goto out;
 	}
-	if (boot_info.nmods >= MAX_BOOT_MODULES) {
-		r = -ENOSPC;
-		goto out;
-	}
 	/* Contiguous, direct-mapped and page-aligned, as a loader would
 	 * have placed it: load.c reads it through P2V(start). */
 	copy = alloc_pages(npages, "netload");
@@ -53,13 +48,9 @@ module_add_buffer(const char *name, const void *data, size_t size)
 		goto out;
 	}
 	memcpy(copy, data, size);
-	bm = &boot_info.mods[boot_info.nmods];
-	strlcpy(bm->name, name, sizeof(bm->name));
-	bm->start = V2P(copy);
-	bm->end = bm->start + size;
-	/* Readers scan [0, nmods) without the mutex: fill first. */
-	__atomic_store_n(&boot_info.nmods, boot_info.nmods + 1,
-	                 __ATOMIC_RELEASE);
+	r = boot_module_add(name, V2P(copy), V2P(copy) + size);
+	if (r != 0)
+		free_pages(copy, npages);
 out:
 	mutex_unlock(&netload_mutex);
 	return r;

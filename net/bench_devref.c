@@ -20,6 +20,7 @@
  */
 #include <net/netdevice.h>
 #include "net/netdev_internal.h"
+#include <kernel/args.h>
 #include <kernel/bootparam.h>
 #include <kernel/clock.h>
 #include <kernel/errno.h>
@@ -165,11 +166,15 @@ static int
 cmd_bench(int argc, char **argv)
 {
 	unsigned long pairs = 100000;
+	struct args a;
 
-	if (argc < 2 || strcmp(argv[1], "devref") != 0 || argc > 3 ||
-	    (argc == 3 && (parse_ulong(argv[2], &pairs) != 0 || pairs == 0 ||
-	                   pairs > 10000000)))
-		return cmd_usage("bench");
+	if (args_parse(&a, "bench", argc, argv, "", 1, 2) < 0)
+		return -EINVAL;
+	if (strcmp(a.pos[0], "devref") != 0)
+		return args_refuse(&a, "unknown benchmark '%s'", a.pos[0]);
+	if (a.npos == 2 &&
+	    args_num(&a, "PAIRS", a.pos[1], 1, 10000000, &pairs) < 0)
+		return -EINVAL;
 	return bench_devref((unsigned)pairs);
 }
 COMMAND(bench, "bench devref [PAIRS]",

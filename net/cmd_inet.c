@@ -17,6 +17,7 @@
  */
 #include "net/inet.h"
 #include "net/ipv4_hdr.h"
+#include <kernel/args.h>
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
 #include <kernel/printk.h>
@@ -86,8 +87,7 @@ ip_addr(int argc, char **argv)
 	}
 	if (argc != 6 || strcmp(argv[4], "dev") != 0 ||
 	    (strcmp(argv[2], "add") != 0 && strcmp(argv[2], "del") != 0))
-		return cmd_error("ip", -EINVAL,
-		                 "usage: ip addr add|del A/N dev DEV");
+		return cmd_refuse("ip", "expected ip addr add|del A/N dev DEV");
 	if (parse_prefix(argv[3], &a, &len,
 	                 strcmp(argv[2], "del") == 0 ? 32 : -1) != 0)
 		return cmd_error("ip", -EINVAL, "bad address '%s' (want A/N)",
@@ -124,9 +124,8 @@ ip_route(int argc, char **argv)
 	}
 	add = strcmp(argv[2], "add") == 0;
 	if ((!add && strcmp(argv[2], "del") != 0) || argc < 4)
-		return cmd_error("ip", -EINVAL,
-		                 "usage: ip route add|del P/N|default [via G] "
-		                 "[dev D] [metric M]");
+		return cmd_refuse("ip", "expected ip route add|del P/N|default "
+		                        "[via G] [dev D] [metric M]");
 	if (parse_prefix(argv[3], &prefix, &len, 32) != 0)
 		return cmd_error("ip", -EINVAL, "bad prefix '%s'", argv[3]);
 	for (i = 4; i + 1 < argc; i += 2) {
@@ -171,12 +170,16 @@ ip_route(int argc, char **argv)
 static int
 cmd_inet_ip(int argc, char **argv)
 {
+	struct args a;
+
+	if (args_parse(&a, "ip", argc, argv, "", 1, ARGS_ANY) < 0)
+		return -EINVAL;
+	argc = a.argc;
+	argv = a.argv;
 	if (argc >= 2 && strcmp(argv[1], "addr") == 0)
 		return ip_addr(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "route") == 0)
 		return ip_route(argc, argv);
-	if (argc < 2)
-		return cmd_usage("ip");
 	if (strcmp(argv[1], "link") != 0)
 		return cmd_error("ip", -EINVAL,
 		                 "unknown object '%s' (ip link|addr|route)",
@@ -192,9 +195,10 @@ COMMAND(ip,
 static int
 cmd_arp(int argc, char **argv)
 {
-	(void)argv;
-	if (argc != 1)
-		return cmd_usage("arp");
+	struct args a;
+
+	if (args_parse(&a, "arp", argc, argv, "", 0, 0) < 0)
+		return -EINVAL;
 	arp_show();
 	return 0;
 }
@@ -203,9 +207,10 @@ COMMAND(arp, "arp", "the neighbour (ARP) cache", cmd_arp);
 static int
 cmd_ss(int argc, char **argv)
 {
-	(void)argv;
-	if (argc != 1)
-		return cmd_usage("ss");
+	struct args a;
+
+	if (args_parse(&a, "ss", argc, argv, "", 0, 0) < 0)
+		return -EINVAL;
 	sock_show_all();
 	return 0;
 }
@@ -241,8 +246,12 @@ cmd_netstat(int argc, char **argv)
 	struct net_drop_stats st;
 	const char *layer = "";
 
-	if (argc != 2 || strcmp(argv[1], "-s") != 0)
-		return cmd_usage("netstat");
+	struct args a;
+
+	if (args_parse(&a, "netstat", argc, argv, "s", 0, 0) < 0)
+		return -EINVAL;
+	if (!args_has(&a, 's'))
+		return args_refuse(&a, "only -s is implemented");
 	kprintf("ip: %u received, %u delivered, %u sent\n", inet_mib.ip_in,
 	        inet_mib.ip_delivered, inet_mib.ip_out);
 	kprintf("arp: %u received, %u accepted, %u sent\n", inet_mib.arp_in,
@@ -287,18 +296,16 @@ cmd_ping(int argc, char **argv)
 	DEFINE_WAITQ(wq);
 	uint32_t daddr;
 	char b[16];
-	int i, r = 0;
+	struct args a;
+	int i = 1, r = 0;
 
-	for (i = 1; i + 1 < argc && argv[i][0] == '-'; i += 2) {
-		unsigned long *v = strcmp(argv[i], "-c") == 0   ? &count
-		                   : strcmp(argv[i], "-s") == 0 ? &size
-		                   : strcmp(argv[i], "-i") == 0 ? &interval
-		                                                : NULL;
-		if (v == NULL || parse_ulong(argv[i + 1], v) != 0)
-			return cmd_usage("ping");
-	}
-	if (i != argc - 1)
-		return cmd_usage("ping");
+	if (args_parse(&a, "ping", argc, argv, "c:s:i:", 1, 1) < 0 ||
+	    args_flag_num(&a, 'c', "N", 0, ~0ul, &count) < 0 ||
+	    args_flag_num(&a, 's', "SIZE", 0, ~0ul, &size) < 0 ||
+	    args_flag_num(&a, 'i', "MS", 0, ~0ul, &interval) < 0)
+		return -EINVAL;
+	argc = a.argc;
+	argv = a.argv;
 	if (inet_aton(argv[i], &daddr) != 0)
 		return cmd_error("ping", -EINVAL, "bad address '%s'", argv[i]);
 	if (size > ETH_DATA_LEN - 28 || count == 0 || count > 100000)

@@ -6,6 +6,7 @@
  */
 #include <net/netdevice.h>
 #include "net/netdev_internal.h"
+#include <kernel/args.h>
 #include <kernel/errno.h>
 #include <kernel/module.h>
 #include <kernel/printk.h>
@@ -119,7 +120,8 @@ ip_link_command(int argc, char **argv)
 		return link_show(argc == 4 ? argv[3] : NULL);
 	if (strcmp(argv[2], "set") == 0 && argc == 5)
 		return link_set(argv[3], argv[4]);
-	return cmd_usage("ip");
+	return cmd_refuse("ip", "expected ip link [show [DEV] | set DEV "
+	                        "up|down]");
 }
 
 /* Registered or being unregistered (those are on their own list). */

@@ -18,6 +18,7 @@
  */
 #include <net/netdevice.h>
 #include <net/skbuff.h>
+#include <kernel/args.h>
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
 #include <kernel/printk.h>
@@ -235,17 +236,24 @@ gen_background(const char *name, unsigned long count, unsigned len,
 static int
 cmd_pkt(int argc, char **argv)
 {
-	unsigned long count = 1, v;
-	int a = 2;
+	unsigned long count = 1, v = 0;
+	struct gen_arg g;
+	struct args a;
+	bool background;
 
-	bool background = false;
-
-	wait_ms = 0;
-
-	if (argc == 3 && strcmp(argv[1], "dump") == 0) {
-		bool on = strcmp(argv[2], "on") == 0;
-		if (!on && strcmp(argv[2], "off") != 0)
-			return cmd_usage("pkt");
+	if (args_parse(&a, "pkt", argc, argv, "bc:w:", 1, 5) < 0 ||
+	    args_flag_num(&a, 'c', "N", 1, 1000000, &count) < 0 ||
+	    args_flag_num(&a, 'w', "MS", 0, 60000, &v) < 0)
+		return -EINVAL;
+	argc = a.argc;
+	argv = a.argv;
+	wait_ms = (unsigned)v;
+	background = args_has(&a, 'b');
+	if (strcmp(argv[1], "dump") == 0) {
+		bool on = argc == 3 && strcmp(argv[2], "on") == 0;
+		if (a.given != 0 || argc != 3 ||
+		    (!on && strcmp(argv[2], "off") != 0))
+			return args_refuse(&a, "expected pkt dump on|off");
 		if (on && !dumping)
 			dev_add_pack(&dump_pt);
 		else if (!on && dumping)
@@ -253,68 +261,41 @@ cmd_pkt(int argc, char **argv)
 		dumping = on;
 		return 0;
 	}
-	if (argc < 2 ||
-	    (strcmp(argv[1], "send") != 0 && strcmp(argv[1], "gen") != 0))
-		return cmd_usage("pkt");
-	while (a + 1 < argc && argv[a][0] == '-') {
-		if (strcmp(argv[a], "-b") == 0) {
-			background = true;
-			a++;
-			continue;
-		}
-		if (strcmp(argv[a], "-c") == 0) {
-			if (parse_ulong(argv[a + 1], &count) != 0 ||
-			    count == 0 || count > 1000000)
-				return cmd_error(
-				    "pkt", -EINVAL,
-				    "-c '%s': expected 1 to 1000000",
-				    argv[a + 1]);
-		} else if (strcmp(argv[a], "-w") == 0) {
-			if (parse_ulong(argv[a + 1], &v) != 0 || v > 60000)
-				return cmd_error(
-				    "pkt", -EINVAL,
-				    "-w '%s': expected 0 to 60000 ms",
-				    argv[a + 1]);
-			wait_ms = (unsigned)v;
-		} else {
-			return cmd_usage("pkt");
-		}
-		a += 2;
-	}
 	if (strcmp(argv[1], "send") == 0) {
 		size_t n;
-		if (background)
-			return cmd_usage("pkt");
-		if (argc != a + 2)
-			return cmd_usage("pkt");
-		n = strlen(argv[a + 1]);
+		if (background || argc != 4)
+			return args_refuse(&a, "expected pkt send [-c N] "
+			                       "[-w MS] DEV HEX");
+		n = strlen(argv[3]);
 		for (size_t i = 0; i < n; i++)
-			if (hexval(argv[a + 1][i]) < 0)
+			if (hexval(argv[3][i]) < 0)
 				return cmd_error("pkt", -EINVAL,
 				                 "not hex at offset %u",
 				                 (unsigned)i);
 		if (n % 2 != 0)
 			return cmd_error("pkt", -EINVAL,
 			                 "odd number of hex digits");
-		return send_frames(argv[a], count, (unsigned)(n / 2), fill_hex,
-		                   argv[a + 1]);
+		return send_frames(argv[2], count, (unsigned)(n / 2), fill_hex,
+		                   argv[3]);
 	}
-	if (argc != a + 4)
-		return cmd_usage("pkt");
-	struct gen_arg g;
-	if (parse_mac(argv[a + 1], g.dst) != 0)
+	if (strcmp(argv[1], "gen") != 0)
+		return args_refuse(&a, "unknown action '%s'", argv[1]);
+	if (argc != 6)
+		return args_refuse(&a, "expected pkt gen [-b] [-c N] [-w MS] "
+		                       "DEV DST TYPE LEN");
+	if (parse_mac(argv[3], g.dst) != 0)
 		return cmd_error("pkt", -EINVAL, "'%s' is not a MAC address",
-		                 argv[a + 1]);
-	if (parse_ulong(argv[a + 2], &v) != 0 || v > 0xffff)
+		                 argv[3]);
+	if (parse_ulong(argv[4], &v) != 0 || v > 0xffff)
 		return cmd_error("pkt", -EINVAL, "'%s' is not an EtherType",
-		                 argv[a + 2]);
+		                 argv[4]);
 	g.type = (uint16_t)v;
-	if (parse_ulong(argv[a + 3], &v) != 0 || v > 65535)
+	if (parse_ulong(argv[5], &v) != 0 || v > 65535)
 		return cmd_error("pkt", -EINVAL, "'%s' is not a length",
-		                 argv[a + 3]);
+		                 argv[5]);
 	if (background)
-		return gen_background(argv[a], count, (unsigned)v, &g);
-	return send_frames(argv[a], count, (unsigned)v, fill_gen, &g);
+		return gen_background(argv[2], count, (unsigned)v, &g);
+	return send_frames(argv[2], count, (unsigned)v, fill_gen, &g);
 }
 COMMAND(pkt,
         "pkt send [-c N] [-w MS] DEV HEX | pkt gen [-b] [-c N] [-w MS] DEV "

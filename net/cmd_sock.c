@@ -6,6 +6,7 @@
  * (tests/scenarios/inet-sockproto.scn).
  */
 #include "net/inet.h"
+#include <kernel/args.h>
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
 #include <kernel/printk.h>
@@ -42,11 +43,13 @@ cmd_sockhold(int argc, char **argv)
 {
 	unsigned long proto, ms;
 	struct sockhold *h;
+	struct args a;
 	int r;
 
-	if (argc != 3 || parse_ulong(argv[1], &proto) != 0 || proto > 255 ||
-	    parse_ulong(argv[2], &ms) != 0 || ms > 600000)
-		return cmd_usage("sockhold");
+	if (args_parse(&a, "sockhold", argc, argv, "", 2, 2) < 0 ||
+	    args_num(&a, "PROTO", a.pos[0], 0, 255, &proto) < 0 ||
+	    args_num(&a, "MS", a.pos[1], 0, 600000, &ms) < 0)
+		return -EINVAL;
 	h = kzalloc(sizeof(*h), INET_TAG);
 	if (h == NULL)
 		return cmd_error("sockhold", -ENOMEM, "no memory");

@@ -9,6 +9,7 @@
  */
 #include "net/inet.h"
 #include "net/ipv4_hdr.h"
+#include <kernel/args.h>
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
 #include <kernel/printk.h>
@@ -61,11 +62,13 @@ cmd_sockprobe(int argc, char **argv)
 {
 	unsigned long proto, period, duration;
 	struct sockprobe *p;
+	struct args a;
 
-	if (argc != 4 || parse_ulong(argv[2], &period) != 0 || period == 0 ||
-	    period > 10000 || parse_ulong(argv[3], &duration) != 0 ||
-	    duration > 600000)
-		return cmd_usage("sockprobe");
+	if (args_parse(&a, "sockprobe", argc, argv, "", 3, 3) < 0 ||
+	    args_num(&a, "PERIOD_MS", a.pos[1], 1, 10000, &period) < 0 ||
+	    args_num(&a, "DURATION_MS", a.pos[2], 0, 600000, &duration) < 0)
+		return -EINVAL;
+	argv = a.argv;
 	p = kzalloc(sizeof(*p), INET_TAG);
 	if (p == NULL)
 		return cmd_error("sockprobe", -ENOMEM, "no memory");

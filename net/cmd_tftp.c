@@ -13,6 +13,7 @@
  */
 #include "net/inet.h"
 #include "modloader/netload.h"
+#include <kernel/args.h>
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
 #include <kernel/module.h>
@@ -63,13 +64,18 @@ cmd_tftp(int argc, char **argv)
 	uint8_t *data = NULL;
 	size_t len = 0;
 	uint64_t t0;
+	struct args a;
 	bool load;
 	int r;
 
-	if (argc < 3 ||
-	    (strcmp(argv[1], "get") != 0 && strcmp(argv[1], "insmod") != 0) ||
-	    (strcmp(argv[1], "get") == 0 && argc != 3))
-		return cmd_usage("tftp");
+	if (args_parse(&a, "tftp", argc, argv, "", 2, ARGS_ANY) < 0)
+		return -EINVAL;
+	argc = a.argc;
+	argv = a.argv;
+	if (strcmp(argv[1], "get") != 0 && strcmp(argv[1], "insmod") != 0)
+		return args_refuse(&a, "unknown action '%s'", argv[1]);
+	if (strcmp(argv[1], "get") == 0 && argc != 3)
+		return args_refuse(&a, "get takes one URL");
 	load = strcmp(argv[1], "insmod") == 0;
 	if (parse_url(argv[2], &server, &name) != 0)
 		return cmd_error("tftp", -EINVAL,

@@ -13,6 +13,7 @@
  */
 #include "net/inet.h"
 #include "net/ipv4_hdr.h"
+#include <kernel/args.h>
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
 #include <kernel/printk.h>
@@ -106,27 +107,28 @@ cmd_udpecho(int argc, char **argv)
 	const char *dev = NULL;
 	unsigned long port = 7;
 	struct echo_srv *s;
+	struct args args;
 	uint32_t f;
-	int i = 1, r;
+	int r;
 
+	if (args_parse(&args, "udpecho", argc, argv, "b:", 0, 2) < 0)
+		return -EINVAL;
+	argc = args.argc;
+	argv = args.argv;
+	dev = args_val(&args, 'b');
 	if (argc >= 2 && strcmp(argv[1], "stop") == 0) {
 		port = 0;
-		if (argc > 3 ||
-		    (argc == 3 && (parse_ulong(argv[2], &port) != 0 ||
-		                   port == 0 || port > 65535)))
-			return cmd_usage("udpecho");
+		if (dev != NULL)
+			return args_refuse(&args, "stop takes no -b");
+		if (argc == 3 &&
+		    args_num(&args, "PORT", argv[2], 1, 65535, &port) < 0)
+			return -EINVAL;
 		return echo_stop(port);
 	}
-	if (i + 1 < argc && strcmp(argv[i], "-b") == 0) {
-		dev = argv[i + 1];
-		i += 2;
-	}
-	if (i < argc &&
-	    (parse_ulong(argv[i++], &port) != 0 || port == 0 || port > 65535))
-		return cmd_error("udpecho", -EINVAL, "bad port '%s'",
-		                 argv[i - 1]);
-	if (i != argc)
-		return cmd_usage("udpecho");
+	if (argc == 3)
+		return args_refuse(&args, "unexpected argument '%s'", argv[2]);
+	if (argc == 2 && args_num(&args, "PORT", argv[1], 1, 65535, &port) < 0)
+		return -EINVAL;
 	s = kzalloc(sizeof(*s), INET_TAG);
 	if (s == NULL)
 		return cmd_error("udpecho", -ENOMEM, "no memory");
@@ -194,34 +196,28 @@ cmd_udpsend(int argc, char **argv)
 	const char *dev = NULL, *text = NULL;
 	struct socket *sk;
 	uint8_t *buf;
-	int i, r = 0, n;
+	struct args a;
+	int i = 1, r = 0, n;
 
-	for (i = 1; i + 1 < argc && argv[i][0] == '-'; i += 2) {
-		if (strcmp(argv[i], "-b") == 0)
-			dev = argv[i + 1];
-		else if (strcmp(argv[i], "-w") == 0)
-			r = parse_ulong(argv[i + 1], &wait) != 0 ? -EINVAL : 0;
-		else if (strcmp(argv[i], "-p") == 0)
-			r = parse_ulong(argv[i + 1], &sport) != 0 ? -EINVAL : 0;
-		else
-			return cmd_usage("udpsend");
-		if (r != 0)
-			return cmd_usage("udpsend");
-	}
-	if (argc - i == 4 && strcmp(argv[i + 2], "-n") == 0) {
-		if (parse_ulong(argv[i + 3], &size) != 0 || size > ETH_MAX_MTU)
-			return cmd_error("udpsend", -EINVAL, "bad size");
-	} else if (argc - i == 3) {
-		text = argv[i + 2];
+	if (args_parse(&a, "udpsend", argc, argv, "b:w:p:n:", 2, 3) < 0 ||
+	    args_flag_num(&a, 'w', "MS", 0, 3600000, &wait) < 0 ||
+	    args_flag_num(&a, 'p', "SPORT", 0, 65535, &sport) < 0 ||
+	    args_flag_num(&a, 'n', "SIZE", 0, ETH_MAX_MTU, &size) < 0)
+		return -EINVAL;
+	argc = a.argc;
+	argv = a.argv;
+	dev = args_val(&a, 'b');
+	if (args_has(&a, 'n') == (argc == 4))
+		return args_refuse(&a, "give TEXT or -n SIZE");
+	if (argc == 4) {
+		text = argv[3];
 		size = strlen(text);
-	} else {
-		return cmd_usage("udpsend");
 	}
 	if (inet_aton(argv[i], &to.addr) != 0)
 		return cmd_error("udpsend", -EINVAL, "bad address '%s'",
 		                 argv[i]);
 	if (parse_ulong(argv[i + 1], &dport) != 0 || dport == 0 ||
-	    dport > 65535 || sport > 65535)
+	    dport > 65535)
 		return cmd_error("udpsend", -EINVAL, "bad port");
 	to.port = (uint16_t)dport;
 	local.port = (uint16_t)sport;
@@ -261,21 +257,24 @@ out:
 	kfree(buf);
 	return r < 0 ? r : 0;
 }
-COMMAND(udpsend, "udpsend [-b DEV] [-w MS] [-p SPORT] ADDR PORT TEXT|-n SIZE",
+COMMAND(udpsend,
+        "udpsend [-b DEV] [-w MS] [-p SPORT] ADDR PORT TEXT | udpsend [..] "
+        "-n SIZE ADDR PORT",
         "send one UDP datagram (and wait for a reply)", cmd_udpsend);
 
 static int
 cmd_dhcp(int argc, char **argv)
 {
 	char msg[96];
+	struct args a;
 	int r;
 
-	if (argc == 1) {
+	if (args_parse(&a, "dhcp", argc, argv, "", 0, 1) < 0)
+		return -EINVAL;
+	if (a.npos == 0) {
 		dhcp_show();
 		return 0;
 	}
-	if (argc != 2)
-		return cmd_usage("dhcp");
 	r = dhcp_start(argv[1], 30000, msg, sizeof(msg));
 	if (r != 0)
 		return cmd_error("dhcp", r, "%s", msg);

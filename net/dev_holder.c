@@ -17,6 +17,7 @@
  */
 #include <net/netdevice.h>
 #include "net/netdev_internal.h"
+#include <kernel/args.h>
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
 #include <kernel/module.h>
@@ -126,16 +127,15 @@ list_holders(void)
 }
 
 __attribute__((noinline)) static int
-renewing(const char *name, const char *arg)
+renewing(const struct args *a, const char *name, const char *arg)
 {
 	unsigned long ms;
 	struct dev_tracker t;
 	struct net_device *dev;
 	int r;
 
-	if (parse_ulong(arg, &ms) != 0 || ms < 10 || ms > 3600000)
-		return cmd_error("devhold", -EINVAL,
-		                 "'%s': expected 10 to 3600000 ms", arg);
+	if (args_num(a, "MS", arg, 10, 3600000, &ms) < 0)
+		return -EINVAL;
 	dev = dev_get_by_name(name, &t, "devhold-cmd");
 	if (dev == NULL)
 		return cmd_error("devhold", -ENODEV, "no device %s", name);
@@ -154,20 +154,26 @@ cmd_devhold(int argc, char **argv)
 	unsigned long ms, n = 1;
 	struct dev_tracker t;
 	struct net_device *dev;
+	struct args a;
 	int r = 0;
 
-	if (argc == 2 && strcmp(argv[1], "-l") == 0)
+	if (args_parse(&a, "devhold", argc, argv, "lr", 0, 3) < 0)
+		return -EINVAL;
+	argc = a.argc;
+	argv = a.argv;
+	if (args_has(&a, 'l') && (args_has(&a, 'r') || argc != 1))
+		return args_refuse(&a, "-l takes nothing else");
+	if (args_has(&a, 'l'))
 		return list_holders();
-	if (argc == 4 && strcmp(argv[1], "-r") == 0)
-		return renewing(argv[2], argv[3]);
-	if (argc < 3 || argc > 4)
-		return cmd_usage("devhold");
-	if (parse_ulong(argv[2], &ms) != 0 || ms > 3600000)
-		return cmd_error("devhold", -EINVAL,
-		                 "'%s': expected 0 to 3600000 ms", argv[2]);
-	if (argc == 4 && (parse_ulong(argv[3], &n) != 0 || n < 1 || n > 64))
-		return cmd_error("devhold", -EINVAL,
-		                 "'%s': expected 1 to 64 references", argv[3]);
+	if (args_has(&a, 'r') && argc != 3)
+		return args_refuse(&a, "-r takes DEV MS");
+	if (args_has(&a, 'r'))
+		return renewing(&a, argv[1], argv[2]);
+	if (argc < 3)
+		return args_refuse(&a, "missing arguments");
+	if (args_num(&a, "MS", argv[2], 0, 3600000, &ms) < 0 ||
+	    (argc == 4 && args_num(&a, "N", argv[3], 1, 64, &n) < 0))
+		return -EINVAL;
 	dev = dev_get_by_name(argv[1], &t, "devhold-cmd");
 	if (dev == NULL)
 		return cmd_error("devhold", -ENODEV, "no device %s", argv[1]);

@@ -15,6 +15,7 @@
  * refmode=legacy a reference dropped after rmmod calls it after the
  * module is gone, which the use-after-unload detector reports.
  */
+#include <kernel/args.h>
 #include <kernel/errno.h>
 #include <kernel/module.h>
 #include <kernel/printk.h>
@@ -198,10 +199,13 @@ cmd_netsim(int argc, char **argv)
 	struct net_device *dev;
 	struct nsim_priv *p;
 	unsigned long ms, n = 1;
+	struct args a;
 	int r;
 
-	if (argc < 3)
-		return cmd_usage("netsim");
+	if (args_parse(&a, "netsim", argc, argv, "", 2, 4) < 0)
+		return -EINVAL;
+	argc = a.argc;
+	argv = a.argv;
 	dev = nsim_find(argv[2]);
 	if (dev == NULL)
 		return cmd_error("netsim", -ENODEV, "no netsim device %s",
@@ -262,7 +266,8 @@ cmd_netsim(int argc, char **argv)
 			return 0;
 		}
 	}
-	return cmd_usage("netsim");
+	return args_refuse(&a, "unknown action '%s' or wrong arguments",
+	                   argv[1]);
 }
 
 static struct command netsim_cmd = {

@@ -4,11 +4,18 @@
 
 HARNESS_DIR := tests/harness
 HARNESS_OBJDIR := $(HOSTBIN)/obj/harness
-HARNESS_LIB := util profile script ktap console netdev qemu report run hostcmd stamp
-HARNESS_LIBOBJS := $(HARNESS_LIB:%=$(HARNESS_OBJDIR)/%.o)
+HARNESS_LIB := util profile script ktap console netdev qemu report run hostcmd \
+	stamp initrd
+HARNESS_LIBOBJS := $(HARNESS_LIB:%=$(HARNESS_OBJDIR)/%.o) \
+	$(HARNESS_OBJDIR)/newc_write.o
 HARNESS_UTOBJS := $(patsubst %,$(HARNESS_OBJDIR)/%.o,unittest ut_script ut_ktap ut_io)
 
 $(HARNESS_OBJDIR)/%.o: $(HARNESS_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -c $< -o $@
+
+# The archive writer is shared with scripts/mkinitrd.c.
+$(HARNESS_OBJDIR)/newc_write.o: scripts/newc_write.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -c $< -o $@
 

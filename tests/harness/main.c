@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/harness/initrd.h"
 #include "tests/harness/qemu.h"
 #include "tests/harness/report.h"
 #include "tests/harness/run.h"
@@ -461,6 +462,83 @@ override(struct profile *p, const char *key, const char *value)
 	}
 }
 
+/* Pack q's modules into one archive at path (initrd.h); q then boots
+ * with the archive and any prebuilt *.cpio.  0, or -1 with a message. */
+static int
+pack_modules(struct qemu_config *q, char *path)
+{
+	char err[512], **list;
+	int fd = mkstemp(path), n;
+
+	if (fd < 0) {
+		fprintf(stderr, "modref-harness: %s: %s\n", path,
+		        strerror(errno));
+		path[0] = '\0';
+		return -1;
+	}
+	close(fd);
+	if (initrd_prepare(q->modules, q->nmodules, path, &list, &n, err,
+	                   sizeof(err)) < 0) {
+		fprintf(stderr, "modref-harness: modules: %s\n", err);
+		unlink(path);
+		return -1;
+	}
+	q->modules = list;
+	q->nmodules = n;
+	return 0;
+}
+
+/*
+ * QEMU on the terminal until it exits; then say how it ended and map its
+ * status to ours (qemu_run_exit_code): a clean poweroff is success, so
+ * `make run` does not report an error for it.  Like system(), ignore
+ * the terminal's signals meanwhile: they are QEMU's.
+ */
+static int
+run_interactive(const struct argv *a)
+{
+	struct sigaction ign = {.sa_handler = SIG_IGN}, oint, oquit;
+	int wstatus, code;
+	pid_t pid;
+
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &oint);
+	sigaction(SIGQUIT, &ign, &oquit);
+	pid = fork();
+	if (pid == 0) {
+		sigaction(SIGINT, &oint, NULL);
+		sigaction(SIGQUIT, &oquit, NULL);
+		execvp(a->v[0], a->v);
+		fprintf(stderr, "modref-harness: cannot run %s: %s\n", a->v[0],
+		        strerror(errno));
+		_exit(127);
+	}
+	if (pid < 0) {
+		fprintf(stderr, "modref-harness: fork: %s\n", strerror(errno));
+		return 2;
+	}
+	while (waitpid(pid, &wstatus, 0) < 0)
+		if (errno != EINTR) {
+			fprintf(stderr, "modref-harness: waitpid: %s\n",
+			        strerror(errno));
+			return 2;
+		}
+	sigaction(SIGINT, &oint, NULL);
+	sigaction(SIGQUIT, &oquit, NULL);
+	code = qemu_run_exit_code(wstatus);
+	if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 127)
+		return 127; /* the child said why */
+	if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == STATUS_RESET) {
+		fprintf(stderr, "modref-harness: QEMU quit (Ctrl-A X, or a "
+		                "guest reset or triple fault)\n");
+		return 0;
+	}
+	fprintf(stderr, "modref-harness: QEMU exited, %s%s\n",
+	        describe_status(wstatus),
+	        code == 0 ? "" : "; exiting with that status");
+	return code;
+}
+
 static int
 cmd_run(int argc, char **argv)
 {
@@ -483,8 +561,9 @@ cmd_run(int argc, char **argv)
 	                        .interactive = true};
 	const char *profile = "default";
 	char err[512], *line;
+	char archive[] = "/tmp/modref-initrd-XXXXXX";
 	struct argv a;
-	int c;
+	int c, rc;
 
 	/* Load the profile first: the other options override it. */
 	for (int i = 1; i + 1 < argc; i++)
@@ -540,8 +619,12 @@ cmd_run(int argc, char **argv)
 		fprintf(stderr, "modref-harness: booting the ISO: its "
 		                "grub.cfg already has the command line and "
 		                "modules given to 'make iso'\n");
-	if (qemu_build_argv(&q, &a, err, sizeof(err)) < 0) {
+	else if (q.nmodules > 0 && pack_modules(&q, archive) < 0)
+		return 2;
+	rc = qemu_build_argv(&q, &a, err, sizeof(err));
+	if (rc < 0) {
 		fprintf(stderr, "modref-harness: %s\n", err);
+		unlink(archive);
 		return 2;
 	}
 	line = argv_join(&a);
@@ -549,10 +632,10 @@ cmd_run(int argc, char **argv)
 	fprintf(stderr, "modref-harness: Ctrl-A X quits, Ctrl-A C toggles "
 	                "the QEMU monitor\n");
 	free(line);
-	execvp(a.v[0], a.v);
-	fprintf(stderr, "modref-harness: cannot run %s: %s\n", a.v[0],
-	        strerror(errno));
-	return 127;
+	rc = run_interactive(&a);
+	unlink(archive);
+	argv_free(&a);
+	return rc;
 }
 
 int

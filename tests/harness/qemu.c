@@ -178,6 +178,16 @@ qemu_status(int wstatus)
 	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
 }
 
+int
+qemu_run_exit_code(int wstatus)
+{
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	if (WEXITSTATUS(wstatus) == STATUS_SUCCESS)
+		return 0;
+	return WEXITSTATUS(wstatus);
+}
+
 const char *
 describe_status(int wstatus)
 {

@@ -62,4 +62,10 @@ const char *describe_status(int wstatus);
 /* The exit status QEMU returned, or -1 if a signal killed it. */
 int qemu_status(int wstatus);
 
+/* What `modref-harness run` (make run) exits with after an interactive
+ * QEMU: 0 for a clean poweroff (33) and for QEMU quit from its monitor
+ * (Ctrl-A X, status 0); otherwise QEMU's status (35 test failure, 37
+ * panic, 2N+1 `poweroff N`, QEMU errors), or 128+N for signal N. */
+int qemu_run_exit_code(int wstatus);
+
 #endif

@@ -4,6 +4,7 @@
  * scenario's whole-run limit, so a hung guest always ends as a failure.
  */
 #include "tests/harness/run.h"
+#include "tests/harness/initrd.h"
 #include "tests/harness/qemu.h"
 
 #include <errno.h>
@@ -530,7 +531,8 @@ start_qemu(struct run *R)
 	struct qemu_config q;
 	char err[512], *pcap = NULL, *cmd;
 	struct argv a;
-	int in, out, rc, gdb_port = 0;
+	int in, out, rc, gdb_port = 0, ninitrd = 0;
+	char **initrd = NULL;
 
 	for (int i = 0; i < s->nfwd; i++) {
 		host_ports[i] = pick_free_port(s->fwd[i].proto);
@@ -560,6 +562,21 @@ start_qemu(struct run *R)
 			dgram_port[n][k] = p;
 		}
 	}
+	/* Boot modules travel as one archive next to the log (the ISO
+	 * takes none: qemu_build_argv says so). */
+	if (R->prof->boot != BOOT_ISO && s->nmodules > 0) {
+		for (int i = 0; i < s->nmodules; i++)
+			if (check_file(R, "module", s->modules[i]) < 0)
+				return -1;
+		R->initrd =
+		    xasprintf("%.*s.initrd.cpio", (int)strlen(R->log_path) - 4,
+		              R->log_path);
+		if (initrd_prepare(s->modules, s->nmodules, R->initrd, &initrd,
+		                   &ninitrd, err, sizeof(err)) < 0) {
+			run_fail(R, "modules: %s", err);
+			return -1;
+		}
+	}
 	/* Every run with a NIC records its traffic; finish() keeps the
 	 * capture only for a failing run or a scenario that asked (pcap). */
 	if (s->pcap || has_capture(R))
@@ -570,8 +587,8 @@ start_qemu(struct run *R)
 	                         .kernel = R->o->kernel,
 	                         .iso = R->o->iso,
 	                         .cmdline = s->cmdline,
-	                         .modules = s->modules,
-	                         .nmodules = s->nmodules,
+	                         .modules = initrd ? initrd : s->modules,
+	                         .nmodules = initrd ? ninitrd : s->nmodules,
 	                         .fwd = s->fwd,
 	                         .fwd_host_port = host_ports,
 	                         .nfwd = s->nfwd,
@@ -581,6 +598,7 @@ start_qemu(struct run *R)
 	memcpy(q.dgram_port, dgram_port, sizeof(q.dgram_port));
 	rc = qemu_build_argv(&q, &a, err, sizeof(err));
 	free(pcap);
+	initrd_free(initrd, ninitrd);
 	if (rc < 0) {
 		run_fail(R, "%s", err);
 		return -1;
@@ -598,8 +616,6 @@ start_qemu(struct run *R)
 	/* After the argv checks: "the ISO cannot take cmdline" says more. */
 	rc = check_file(R, "kernel image",
 	                R->prof->boot == BOOT_ISO ? R->o->iso : R->o->kernel);
-	for (int i = 0; i < s->nmodules && rc == 0; i++)
-		rc = check_file(R, "module", s->modules[i]);
 	if (rc < 0) {
 		argv_free(&a);
 		return -1;
@@ -672,6 +688,11 @@ finish(struct run *R)
 		qemu_kill(R->qemu);
 		R->qemu = 0;
 		run_qemu_pgrp = 0;
+	}
+	if (R->initrd != NULL) {
+		unlink(R->initrd);
+		free(R->initrd);
+		R->initrd = NULL;
 	}
 	if (R->con.in_fd >= 0)
 		close(R->con.in_fd);

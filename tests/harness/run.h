@@ -46,7 +46,9 @@ struct run {
 	char gdbport[16];
 	char *fail; /* the first failure, NULL while all is well */
 	char *skip; /* why the run could not happen, if not a failure */
-	int line;   /* directive being executed, for messages */
+	/* The run's archive of boot modules, removed at the end. */
+	char *initrd;
+	int line;             /* directive being executed, for messages */
 	struct stamp *stamps; /* by directive index, once a stamp ran */
 };
 

@@ -153,6 +153,18 @@ qemu_statuses(void)
 	CHECK(qemu_status(9) == -1 && qemu_status(33 << 8) == 33);
 }
 
+/* make run: a clean poweroff and Ctrl-A X are success, the rest is not. */
+static void
+qemu_run_exits(void)
+{
+	CHECK(qemu_run_exit_code(33 << 8) == 0);
+	CHECK(qemu_run_exit_code(0) == 0);
+	CHECK(qemu_run_exit_code(35 << 8) == 35);
+	CHECK(qemu_run_exit_code(37 << 8) == 37);
+	CHECK(qemu_run_exit_code(1 << 8) == 1);
+	CHECK(qemu_run_exit_code(9) == 128 + 9);
+}
+
 /* ---- console ---------------------------------------------------------------
  */
 
@@ -306,9 +318,9 @@ report_roundtrip(void)
 	report_free(&b);
 }
 
-static const struct tcase qemu_cases[] = {T(qemu_direct), T(qemu_iso),
-                                          T(qemu_nics), T(qemu_interactive),
-                                          T(qemu_statuses)};
+static const struct tcase qemu_cases[] = {T(qemu_direct),   T(qemu_iso),
+                                          T(qemu_nics),     T(qemu_interactive),
+                                          T(qemu_statuses), T(qemu_run_exits)};
 const struct suite qemu_suite = {"qemu", qemu_cases, N(qemu_cases)};
 
 static const struct tcase console_cases[] = {T(console_matching),

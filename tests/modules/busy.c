@@ -12,6 +12,7 @@
  * The console command `busy` shows the state and `busy add N` makes more
  * objects, so a test can prove the module still works after Ctrl-C.
  */
+#include <kernel/args.h>
 #include <kernel/module.h>
 #include <kernel/printk.h>
 #include <kernel/shell.h>
@@ -82,14 +83,18 @@ static int
 cmd_busy(int argc, char **argv)
 {
 	unsigned long n;
+	struct args a;
 
-	if (argc == 3 && strcmp(argv[1], "add") == 0 &&
-	    parse_ulong(argv[2], &n) == 0 && n < 1000) {
+	if (args_parse(&a, "busy", argc, argv, "", 0, 2) < 0)
+		return -EINVAL;
+	if (a.npos > 0 && (a.npos != 2 || strcmp(a.pos[0], "add") != 0))
+		return args_refuse(&a, "expected busy add N");
+	if (a.npos == 2) {
+		if (args_num(&a, "N", a.pos[1], 0, 999, &n) < 0)
+			return -EINVAL;
 		live_objects += (int)n;
 		return 0;
 	}
-	if (argc != 1)
-		return cmd_usage("busy");
 	kprintf("busy: %s, %d objects, %s\n",
 	        module_state_name(THIS_MODULE->state), live_objects,
 	        draining ? "draining" : "not draining");

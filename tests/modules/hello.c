@@ -4,6 +4,7 @@
  * `hello` command shows the owner rule: while a module's command runs,
  * the shell holds a reference on the module (refcount 1 inside it).
  */
+#include <kernel/args.h>
 #include <kernel/module.h>
 #include <kernel/printk.h>
 #include <kernel/shell.h>
@@ -35,7 +36,13 @@ hello_poke(void)
 static int
 cmd_hello(int argc, char **argv)
 {
-	if (argc == 2 && strcmp(argv[1], "poke") == 0)
+	struct args a;
+
+	if (args_parse(&a, "hello", argc, argv, "", 0, 1) < 0)
+		return -EINVAL;
+	if (a.npos == 1 && strcmp(a.pos[0], "poke") != 0)
+		return args_refuse(&a, "unknown action '%s'", a.pos[0]);
+	if (a.npos == 1)
 		return hello_poke();
 	kprintf("hello: command running, refcount %d\n",
 	        module_refcount(THIS_MODULE));

@@ -4,6 +4,7 @@
  * It exports a function, takes a parameter, and registers a console
  * command whose owner is the module itself.
  */
+#include <kernel/args.h>
 #include <kernel/module.h>
 #include <kernel/printk.h>
 #include <kernel/shell.h>
@@ -21,6 +22,11 @@ EXPORT_SYMBOL(hello_ext_answer);
 static int
 cmd_hello_ext(int argc, char **argv)
 {
+	struct args a;
+
+	/* No flags, no words: refuse anything else with the usage line. */
+	if (args_parse(&a, "hello-ext", argc, argv, "", 0, 0) < 0)
+		return -EINVAL;
 	for (int i = 0; i < times; i++)
 		kprintf("hello from outside the tree (%d)\n", i + 1);
 	return 0;

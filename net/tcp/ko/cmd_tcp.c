@@ -17,6 +17,7 @@
  */
 #include "net/tcp/ko/tcp_mod.h"
 #include "net/ipv4_hdr.h"
+#include <kernel/args.h>
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
 #include <kernel/printk.h>
@@ -125,26 +126,19 @@ cmd_tcpconnect(int argc, char **argv)
 	uint32_t addr = 0;
 	uint16_t port = 0;
 	size_t len, got = 0;
+	struct args args;
 	int i = 1, r;
 
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "-w") == 0)
-			wait_peer = true;
-		else if (strcmp(argv[i], "-r") == 0)
-			reset = true;
-		else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
-			i++;
-			if (parse_ulong(argv[i], &v) != 0 || v == 0 ||
-			    v > CONNECT_TIMEOUT_MAX)
-				return cmd_error("tcpconnect", -EINVAL,
-				                 "bad timeout '%s' (1..%u ms)",
-				                 argv[i], CONNECT_TIMEOUT_MAX);
-			connect_ms = (long)v;
-		} else
-			return cmd_usage("tcpconnect");
-	}
-	if (argc - i < 2 || argc - i > 3)
-		return cmd_usage("tcpconnect");
+	if (args_parse(&args, "tcpconnect", argc, argv, "wrt:", 2, 3) < 0)
+		return -EINVAL;
+	v = (unsigned long)connect_ms;
+	if (args_flag_num(&args, 't', "MS", 1, CONNECT_TIMEOUT_MAX, &v) < 0)
+		return -EINVAL;
+	connect_ms = (long)v;
+	argc = args.argc;
+	argv = args.argv;
+	wait_peer = args_has(&args, 'w');
+	reset = args_has(&args, 'r');
 	if (parse_addr("tcpconnect", argv[i], &addr) != 0 ||
 	    parse_port("tcpconnect", argv[i + 1], &port) != 0)
 		return -EINVAL;
@@ -226,10 +220,12 @@ cmd_tcpbulk(int argc, char **argv)
 	uint8_t *buf;
 	uint32_t addr = 0, f;
 	uint16_t port = 0;
+	struct args args;
 	int r = 0;
 
-	if (argc != 4)
-		return cmd_usage("tcpbulk");
+	if (args_parse(&args, "tcpbulk", argc, argv, "", 3, 3) < 0)
+		return -EINVAL;
+	argv = args.argv;
 	if (parse_addr("tcpbulk", argv[1], &addr) != 0 ||
 	    parse_port("tcpbulk", argv[2], &port) != 0)
 		return -EINVAL;
@@ -339,10 +335,12 @@ cmd_tcplisten(int argc, char **argv)
 	char ep[24];
 	uint32_t f;
 	long n;
+	struct args args;
 	int r;
 
-	if (argc != 2)
-		return cmd_usage("tcplisten");
+	if (args_parse(&args, "tcplisten", argc, argv, "", 1, 1) < 0)
+		return -EINVAL;
+	argv = args.argv;
 	if (parse_port("tcplisten", argv[1], &a.port) != 0)
 		return -EINVAL;
 	buf = kmalloc(CHUNK, TCP_TAG);
@@ -405,10 +403,13 @@ cmd_tcpecho(int argc, char **argv)
 {
 	unsigned long served;
 	uint16_t port = 7;
+	struct args args;
 	int r;
 
-	if (argc > 2)
-		return cmd_usage("tcpecho");
+	if (args_parse(&args, "tcpecho", argc, argv, "", 0, 1) < 0)
+		return -EINVAL;
+	argc = args.argc;
+	argv = args.argv;
 	if (argc == 2 && strcmp(argv[1], "stop") == 0) {
 		port = tcp_echo_port();
 		if (tcp_echo_stop(&served) != 0)

@@ -1,0 +1,31 @@
+/*
+ * Writer of cpio "newc" archives of boot modules (the reader is
+ * kernel/newc.c).  Each file is stored under its basename, mode 0100644,
+ * owner 0, mtime 0, so the same files always make the same archive.
+ * Used by scripts/mkinitrd.c (make run, the ISO) and the harness
+ * (scenario `modules`).
+ */
+#ifndef SCRIPTS_NEWC_WRITE_H
+#define SCRIPTS_NEWC_WRITE_H
+
+#include <stddef.h>
+
+/* The kernel's limit for a boot module name, NUL excluded
+ * (kernel/bootmod.h). */
+#define NEWC_WRITE_NAME_MAX 63
+
+/*
+ * Write an archive of paths[0..n) to out.  Refuses (-1, one line in err)
+ * a file that cannot be read or is not a regular file, an empty name or
+ * one longer than NEWC_WRITE_NAME_MAX, two files with the same basename,
+ * and a file of 4 GiB or more.  On error out is incomplete: write to a
+ * temporary file and rename it (newc_write_file does).
+ */
+int newc_write_archive(int outfd, char *const *paths, int n, char *err,
+                       size_t errlen);
+
+/* The same into path (through path.tmp and rename); 0 or -1. */
+int newc_write_file(const char *path, char *const *paths, int n, char *err,
+                    size_t errlen);
+
+#endif
