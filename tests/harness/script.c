@@ -31,6 +31,7 @@ static const char *const op_names[] = {
     [OP_SLEEP] = "sleep",         [OP_HOST] = "host",
     [OP_HOST_KTAP] = "host-ktap", [OP_POLL] = "poll",
     [OP_STAMP] = "stamp",         [OP_ELAPSED] = "elapsed",
+    [OP_PEER] = "peer",
 };
 
 const char *
@@ -145,8 +146,9 @@ static bool
 known_var(struct parser *p, const char *name)
 {
 	static const char *const fixed[] = {
-	    "PROFILE",   "SMP",       "MEM",       "NIC",      "BOOT",
-	    "NET0_QEMU", "NET0_PEER", "NET1_QEMU", "NET1_PEER"};
+	    "PROFILE",   "SMP",       "MEM",       "NIC",   "BOOT", "NET0_QEMU",
+	    "NET0_PEER", "NET1_QEMU", "NET1_PEER", "NETNS", "PEER", "GUEST",
+	    "PEER0",     "GUEST0",    "PEER1",     "GUEST1"};
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (strcmp(name, fixed[i]) == 0)
@@ -525,6 +527,10 @@ parse_line(struct parser *p, char *line)
 		return parse_host(p, OP_HOST, args);
 	if (strcmp(dir, "host-ktap") == 0)
 		return parse_host(p, OP_HOST_KTAP, args);
+	if (strcmp(dir, "peer") == 0) {
+		s->needs_qemu = true; /* the namespace comes with QEMU's NICs */
+		return parse_host(p, OP_PEER, args);
+	}
 	if (strcmp(dir, "poll") == 0) {
 		s->needs_qemu = true;
 		return parse_poll(p, args);
@@ -670,8 +676,9 @@ expand_vars(const char *text,
 			snprintf(
 			    err, errlen,
 			    "unknown variable '${%s}' (PROFILE SMP MEM NIC "
-			    "BOOT NETn_QEMU NETn_PEER, PORTn after hostfwd, "
-			    "GDBPORT after gdbstub)",
+			    "BOOT NETn_QEMU NETn_PEER NETNS PEER GUEST PEERn "
+			    "GUESTn, PORTn after hostfwd, GDBPORT after "
+			    "gdbstub)",
 			    name);
 			free(name);
 			sb_free(&sb);

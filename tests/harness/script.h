@@ -26,6 +26,7 @@ enum op {
 	OP_POLL,      /* send a command again until its output matches */
 	OP_STAMP,     /* expect, and note host time and the guest's time */
 	OP_ELAPSED,   /* compare guest and host time between two stamps */
+	OP_PEER,      /* a host command inside the tap namespace */
 };
 
 struct directive {
