@@ -435,13 +435,89 @@ report_ktap(struct run *R, const struct ktap *k)
 	}
 }
 
+/* ${VAR} in a regex: the value matches literally. */
+static const char *
+run_var_re(const char *name, void *ctx)
+{
+	static char buf[256];
+	const char *v = run_var(name, ctx);
+	size_t n = 0;
+
+	if (v == NULL)
+		return NULL;
+	for (; *v && n + 2 < sizeof(buf); v++) {
+		if (strchr(".[]()*+?{}|^$\\", *v) != NULL)
+			buf[n++] = '\\';
+		buf[n++] = *v;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * expect and poll whose regex has ${VAR}s: x is d with the regex
+ * expanded and compiled (free with regfree and free(src)).
+ */
+static int
+expand_re(struct run *R, const struct directive *d, struct directive *x,
+          char **src)
+{
+	char err[256];
+	const char *orig = d->op == OP_POLL ? d->aux : d->text;
+	int rc;
+
+	*x = *d;
+	*src = expand_vars(orig, run_var_re, R, err, sizeof(err));
+	if (*src == NULL) {
+		run_fail(R, "line %d: %s: %s", d->line, op_name(d->op), err);
+		return -1;
+	}
+	rc = regcomp(&x->re, *src, REG_EXTENDED);
+	if (rc != 0) {
+		regerror(rc, &x->re, err, sizeof(err));
+		run_fail(R, "line %d: %s: bad regex '%s': %s", d->line,
+		         op_name(d->op), *src, err);
+		free(*src);
+		return -1;
+	}
+	if (d->op == OP_POLL)
+		x->aux = *src;
+	else
+		x->text = *src;
+	return 0;
+}
+
+static int execute_re(struct run *R, const struct directive *d,
+                      const regex_t *prompt_re);
+
 int
 run_wait_match(struct run *R, const struct directive *d)
 {
-	char what[300];
+	return execute_re(R, d, NULL);
+}
 
-	snprintf(what, sizeof(what), "/%s/", d->text);
-	return wait_for(R, d, W_MATCH, &d->re, what);
+static int
+execute_re(struct run *R, const struct directive *d, const regex_t *prompt_re)
+{
+	struct directive x;
+	char what[300], *src = NULL;
+	int rc;
+
+	if (!d->re_vars)
+		x = *d;
+	else if (expand_re(R, d, &x, &src) < 0)
+		return -1;
+	if (d->op == OP_POLL && prompt_re != NULL) {
+		rc = do_poll(R, &x, prompt_re);
+	} else {
+		snprintf(what, sizeof(what), "/%s/", x.text);
+		rc = wait_for(R, &x, W_MATCH, &x.re, what);
+	}
+	if (d->re_vars) {
+		regfree(&x.re);
+		free(src);
+	}
+	return rc;
 }
 
 static int
@@ -449,7 +525,6 @@ execute(struct run *R, const struct directive *d)
 {
 	static regex_t prompt_re;
 	static bool prompt_ready;
-	char what[300];
 
 	R->line = d->line;
 	if (!prompt_ready) {
@@ -469,8 +544,7 @@ execute(struct run *R, const struct directive *d)
 		return do_send(R, &c);
 	}
 	case OP_EXPECT:
-		snprintf(what, sizeof(what), "/%s/", d->text);
-		return wait_for(R, d, W_MATCH, &d->re, what);
+		return execute_re(R, d, &prompt_re);
 	case OP_PROMPT:
 		return wait_for(R, d, W_MATCH, &prompt_re, "the prompt");
 	case OP_REJECT:
@@ -489,7 +563,7 @@ execute(struct run *R, const struct directive *d)
 	case OP_PEER:
 		return run_host(R, d);
 	case OP_POLL:
-		return do_poll(R, d, &prompt_re);
+		return execute_re(R, d, &prompt_re);
 	case OP_STAMP:
 		return run_stamp(R, d);
 	case OP_ELAPSED:

@@ -124,24 +124,6 @@ opt_timeout(struct parser *p, const char *dir, char **args, int *ms)
 	return 0;
 }
 
-static int
-compile(struct parser *p, struct directive *d, const char *dir, const char *src)
-{
-	char msg[256];
-	int rc;
-
-	if (need_args(p, dir, src) < 0)
-		return -1;
-	rc = regcomp(&d->re, src, REG_EXTENDED);
-	if (rc != 0) {
-		regerror(rc, &d->re, msg, sizeof(msg));
-		return fail(p, "%s: bad regex '%s': %s", dir, src, msg);
-	}
-	d->has_re = true;
-	d->text = xstrdup(src);
-	return 0;
-}
-
 static bool
 known_var(struct parser *p, const char *name)
 {
@@ -179,6 +161,42 @@ check_vars(struct parser *p, const char *dir, const char *text)
 	if (out == NULL)
 		return fail(p, "%s: %s", dir, msg);
 	free(out);
+	return 0;
+}
+
+/*
+ * A regex may use ${VAR}s (addresses of a tap run): they are checked
+ * here, the regex is checked with each one standing for a plain word,
+ * and run.c compiles it again with the values (regex-escaped) at run time.
+ */
+static const char *
+sample_lookup(const char *name, void *ctx)
+{
+	return known_var(ctx, name) ? "x" : NULL;
+}
+
+static int
+compile(struct parser *p, struct directive *d, const char *dir, const char *src)
+{
+	char msg[256], *sample = NULL;
+	int rc;
+
+	if (need_args(p, dir, src) < 0)
+		return -1;
+	if (strstr(src, "${") != NULL) {
+		if (check_vars(p, dir, src) < 0)
+			return -1;
+		sample = expand_vars(src, sample_lookup, p, msg, sizeof(msg));
+		d->re_vars = true;
+	}
+	rc = regcomp(&d->re, sample ? sample : src, REG_EXTENDED);
+	free(sample);
+	if (rc != 0) {
+		regerror(rc, &d->re, msg, sizeof(msg));
+		return fail(p, "%s: bad regex '%s': %s", dir, src, msg);
+	}
+	d->has_re = true;
+	d->text = xstrdup(src);
 	return 0;
 }
 
@@ -343,6 +361,9 @@ parse_kernel_op(struct parser *p, enum op op, char *args)
 			return -1;
 		return compile(p, d, "expect", args);
 	case OP_REJECT:
+		/* Rejects are armed before any run has its variables. */
+		if (strstr(args, "${") != NULL)
+			return fail(p, "reject: ${VAR} is not expanded here");
 		return compile(p, d, "reject", args);
 	case OP_KTAP:
 		if (opt_timeout(p, "ktap", &args, &d->timeout_ms) < 0)

@@ -39,6 +39,7 @@ struct directive {
 	char *aux;  /* OP_POLL: the regex source (text is the command);
 	               OP_STAMP: the stamp's name */
 	bool has_re;
+	bool re_vars; /* the regex has ${VAR}s: compiled again when run */
 	int status;   /* OP_EXIT: expected QEMU exit status */
 	int stamp[2]; /* OP_ELAPSED: indices of the two OP_STAMP directives */
 	double pct;   /* OP_ELAPSED: allowed deviation of the ratio, in % */
