@@ -55,6 +55,8 @@ const struct audit_rule audit_rules[] = {
      "the peer offered"},
     {"tcp.connection.rst", AUDIT_SEV_WARNING, AUDIT_ALLOW, "reset",
      "resets are behaviour under test: refused connects, rmmod -f, aborts"},
+    {"arp.duplicate-address-detected", AUDIT_SEV_WARNING, AUDIT_FAIL,
+     "duplicate IP address", NULL},
 };
 const int audit_nrules = (int)(sizeof(audit_rules) / sizeof(audit_rules[0]));
 
@@ -115,6 +117,14 @@ audit_free(struct audit *a)
 	free(a->win);
 	free(a->bad_line);
 	memset(a, 0, sizeof(*a));
+}
+
+bool
+audit_known_field(const char *field)
+{
+	return audit_column(field) >= NFIXED ||
+	       strcmp(field, AUDIT_WINDOW) == 0 ||
+	       strcmp(field, AUDIT_UNNAMED) == 0;
 }
 
 int
@@ -199,11 +209,16 @@ occurrences(const char *col)
 	return n;
 }
 
+/* A failing finding the scenario allowed (audit-allow) is allowed. */
 static void
-count(struct audit *a, const char *what, const char *reason, long frame,
-      const char *detail)
+count(struct audit *a, const char *field, const char *what, const char *reason,
+      long frame, const char *detail)
 {
 	struct audit_count *c = NULL;
+
+	for (int i = 0; i < a->nallow && reason == NULL; i++)
+		if (strcmp(a->allow_field[i], field) == 0)
+			reason = a->allow_reason[i];
 
 	for (int i = 0; i < a->nc && c == NULL; i++)
 		if (strcmp(a->c[i].what, what) == 0)
@@ -288,7 +303,8 @@ check_window(struct audit *a, char **cols, long frame, const char *detail)
 	msg =
 	    xasprintf("%s, right edge %u < %u (ack %lu window %lu%s)", detail,
 	              edge, w->edge, ack, win, flags & TCP_SYN ? ", SYN" : "");
-	count(a, "TCP window right edge moved back", NULL, frame, msg);
+	count(a, AUDIT_WINDOW, "TCP window right edge moved back", NULL, frame,
+	      msg);
 	free(msg);
 }
 
@@ -317,7 +333,7 @@ check_unnamed(struct audit *a, char **cols, int named, long frame,
 		char *what =
 		    xasprintf("expert warning no rule names: %s", which.buf);
 
-		count(a, what, NULL, frame, detail);
+		count(a, AUDIT_UNNAMED, what, NULL, frame, detail);
 		free(what);
 	}
 	sb_free(&which);
@@ -367,8 +383,9 @@ audit_line(struct audit *a, const char *text)
 			continue;
 		if (r->severity >= AUDIT_SEV_WARNING)
 			named += n;
-		count(a, r->what, r->verdict == AUDIT_ALLOW ? r->reason : NULL,
-		      frame, detail);
+		count(a, r->field, r->what,
+		      r->verdict == AUDIT_ALLOW ? r->reason : NULL, frame,
+		      detail);
 	}
 	check_unnamed(a, cols, named, frame, detail);
 	check_window(a, cols, frame, detail);

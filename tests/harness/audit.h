@@ -54,7 +54,16 @@ struct audit_win {
 	uint32_t edge; /* highest ack + window the guest advertised */
 };
 
+/* Names of the audit's own checks, for audit-allow. */
+#define AUDIT_WINDOW  "audit.window_edge_back"
+#define AUDIT_UNNAMED "audit.unnamed_expert"
+
 struct audit {
+	/* A scenario's audit-allow lines: these fields' findings are allowed
+	 * with the scenario's reason instead of failing. */
+	char *const *allow_field;
+	char *const *allow_reason;
+	int nallow;
 	int frames, guest_frames;
 	int problems; /* failing findings */
 	struct audit_count *c;
@@ -69,6 +78,9 @@ void audit_free(struct audit *a);
 
 /* Judge one line of tshark output (columns as audit_tshark_argv asks). */
 void audit_line(struct audit *a, const char *line);
+
+/* Is field a rule's field or one of the audit's own checks? */
+bool audit_known_field(const char *field);
 
 /* The column of a tshark field in audit_line's input, -1 if none. */
 int audit_column(const char *field);

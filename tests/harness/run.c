@@ -773,6 +773,9 @@ audit_captures(struct run *R)
 			continue;
 		}
 		audit_init(&a);
+		a.allow_field = R->s->allow_field;
+		a.allow_reason = R->s->allow_reason;
+		a.nallow = R->s->nallow;
 		if (audit_pcap(p, &a, err, sizeof(err)) < 0) {
 			run_fail(R, "audit: %s", err);
 		} else {

@@ -5,6 +5,7 @@
  * literal.
  */
 #include "tests/harness/script.h"
+#include "tests/harness/audit.h"
 #include "tests/harness/profile.h"
 #include "tests/harness/util.h"
 
@@ -520,6 +521,28 @@ parse_line(struct parser *p, char *line)
 		s->needs_qemu = true;
 		return no_args(p, dir, args);
 	}
+	if (strcmp(dir, "audit-allow") == 0) {
+		char *reason = args + strcspn(args, " \t");
+
+		if (*reason != '\0')
+			*reason++ = '\0';
+		reason = trim(reason);
+		if (!audit_known_field(args))
+			return fail(
+			    p,
+			    "audit-allow: '%s' is not a field the audit "
+			    "judges (audit_rules[] in audit.c, %s, %s)",
+			    args, AUDIT_WINDOW, AUDIT_UNNAMED);
+		if (*reason == '\0')
+			return fail(p, "audit-allow: %s needs a reason", args);
+		s->allow_field = xrealloc(
+		    s->allow_field, (size_t)(s->nallow + 1) * sizeof(char *));
+		s->allow_reason = xrealloc(
+		    s->allow_reason, (size_t)(s->nallow + 1) * sizeof(char *));
+		s->allow_field[s->nallow] = xstrdup(args);
+		s->allow_reason[s->nallow++] = xstrdup(reason);
+		return 0;
+	}
 	if (strcmp(dir, "pcap") == 0) {
 		s->pcap = true;
 		return no_args(p, dir, args);
@@ -663,6 +686,12 @@ script_free(struct script *s)
 	free(s->d);
 	free(s->cmdline);
 	free(s->tftp_dir);
+	for (int i = 0; i < s->nallow; i++) {
+		free(s->allow_field[i]);
+		free(s->allow_reason[i]);
+	}
+	free(s->allow_field);
+	free(s->allow_reason);
 	free(s->name);
 	free(s->path);
 	free(s);

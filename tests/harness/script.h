@@ -66,6 +66,10 @@ struct script {
 	struct hostfwd fwd[SCRIPT_MAX_FWD];
 	int nfwd;
 	bool pcap;
+	/* audit-allow FIELD REASON: findings this scenario causes on
+	 * purpose, each named with its reason (audit.h). */
+	char **allow_field, **allow_reason;
+	int nallow;
 	char *tftp_dir;  /* QEMU user net's TFTP root (tftp=DIR); NULL: none */
 	bool gdbstub;    /* QEMU gdb stub on a free port: ${GDBPORT} */
 	bool needs_qemu; /* has kernel directives */

@@ -262,6 +262,46 @@ audit_window(void)
 }
 
 static void
+audit_scenario_allow(void)
+{
+	char *field[] = {"tcp.analysis.out_of_order", AUDIT_WINDOW},
+	     *reason[] = {"known: issue 13", "known: follows"};
+	struct audit a;
+	char *d;
+
+	audit_init(&a);
+	a.allow_field = field;
+	a.allow_reason = reason;
+	a.nallow = 2;
+	feed(&a,
+	     line("frame.number=7", "eth.src=" GUEST,
+	          "tcp.analysis.out_of_order=1", "_ws.expert.severity=6291456",
+	          "_ws.expert.message=ooo", NULL));
+	win(&a, 8, GUEST, "0", 1000, 500, "0x0010");
+	win(&a, 9, GUEST, "0", 900, 100, "0x0010");
+	/* Not named by the scenario: still a failure. */
+	feed(&a, line("frame.number=10", "eth.src=" GUEST,
+	              "tcp.analysis.spurious_retransmission=1", NULL));
+	CHECK(a.problems == 1);
+	d = audit_describe(&a, false);
+	CHECK(d != NULL);
+	CHECK_HAS(d, "out-of-order segment x1 (first: frame 7, not IPv4) "
+	             "[allowed: known: issue 13]");
+	CHECK_HAS(d, "TCP window right edge moved back x1 (first: frame 9,");
+	free(d);
+	d = audit_describe(&a, true);
+	CHECK(d != NULL);
+	CHECK_HAS(d, "spurious retransmission x1");
+	CHECK(strstr(d, "out-of-order") == NULL);
+	free(d);
+	audit_free(&a);
+	CHECK(audit_known_field("tcp.analysis.out_of_order"));
+	CHECK(audit_known_field(AUDIT_UNNAMED));
+	CHECK(!audit_known_field("frame.number"));
+	CHECK(!audit_known_field("tcp.analysis.bogus"));
+}
+
+static void
 audit_bad_output(void)
 {
 	struct audit a;
@@ -459,9 +499,10 @@ tap_names_unique(void)
 }
 
 static const struct tcase audit_cases[] = {
-    T(audit_columns),    T(audit_clean),   T(audit_flags),
-    T(audit_allowed),    T(audit_unnamed), T(audit_window),
-    T(audit_bad_output), T(audit_argv),    T(audit_crafted_pcap),
+    T(audit_columns),        T(audit_clean),   T(audit_flags),
+    T(audit_allowed),        T(audit_unnamed), T(audit_window),
+    T(audit_bad_output),     T(audit_argv),    T(audit_crafted_pcap),
+    T(audit_scenario_allow),
 };
 const struct suite audit_suite = {"audit", audit_cases, N(audit_cases)};
 
