@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "net/inet_csum.h"
+#include "net/proto_lib.h"
 #include "tests/harness/audit.h"
 #include "tests/harness/qemu.h"
 #include "tests/harness/tap.h"
@@ -339,32 +341,6 @@ struct pcap {
 	uint32_t t;
 };
 
-static uint16_t
-csum(const uint8_t *p, size_t n, uint32_t sum)
-{
-	for (size_t i = 0; i + 1 < n; i += 2)
-		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (n & 1)
-		sum += (uint32_t)(p[n - 1] << 8);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
 /* A TCP segment guest (10.77.0.2:4000, from_guest) <-> peer
  * (10.77.0.1:80); bad_tcp/bad_ip spoil a checksum. */
 static void
@@ -374,7 +350,6 @@ tcp_frame(struct pcap *pc, bool from_guest, uint32_t seq, uint32_t ack,
 	static const uint8_t gmac[6] = {0x52, 0x54, 0, 0x12, 0x34, 0x56},
 	                     pmac[6] = {2, 0x4d, 0, 0, 0, 1};
 	uint8_t f[14 + 20 + 20 + 200] = {0}, *ip = f + 14, *tcp = ip + 20;
-	uint8_t ph[12];
 	uint32_t hdr[4];
 	uint32_t gip = 0x0a4d0002, pip = 0x0a4d0001;
 	uint32_t src = from_guest ? gip : pip, dst = from_guest ? pip : gip;
@@ -382,35 +357,29 @@ tcp_frame(struct pcap *pc, bool from_guest, uint32_t seq, uint32_t ack,
 
 	memcpy(f, from_guest ? pmac : gmac, 6);
 	memcpy(f + 6, from_guest ? gmac : pmac, 6);
-	put16(f + 12, 0x0800);
+	put_be16(f + 12, 0x0800);
 	ip[0] = 0x45;
-	put16(ip + 2, (uint16_t)(40 + len));
+	put_be16(ip + 2, (uint16_t)(40 + len));
 	ip[8] = 64;
 	ip[9] = 6;
-	put32(ip + 12, src);
-	put32(ip + 16, dst);
-	put16(ip + 10, (uint16_t)(csum(ip, 20, 0) ^ (bad_ip ? 0x0f0f : 0)));
-	put16(tcp, from_guest ? 4000 : 80);
-	put16(tcp + 2, from_guest ? 80 : 4000);
-	put32(tcp + 4, seq);
-	put32(tcp + 8, ack);
+	put_be32(ip + 12, src);
+	put_be32(ip + 16, dst);
+	put_be16(ip + 10,
+	         (uint16_t)(inet_csum(ip, 20) ^ (bad_ip ? 0x0f0f : 0)));
+	put_be16(tcp, from_guest ? 4000 : 80);
+	put_be16(tcp + 2, from_guest ? 80 : 4000);
+	put_be32(tcp + 4, seq);
+	put_be32(tcp + 8, ack);
 	tcp[12] = 5 << 4;
 	tcp[13] = flags;
-	put16(tcp + 14, win);
+	put_be16(tcp + 14, win);
 	memset(tcp + 20, 'x', len);
-	put32(ph, src);
-	put32(ph + 4, dst);
-	ph[8] = 0;
-	ph[9] = 6;
-	put16(ph + 10, (uint16_t)(20 + len));
-	{
-		uint32_t sum = 0;
-
-		for (int i = 0; i < 12; i += 2)
-			sum += (uint32_t)(ph[i] << 8 | ph[i + 1]);
-		put16(tcp + 16, (uint16_t)(csum(tcp, 20 + len, sum) ^
-		                           (bad_tcp ? 0x1234 : 0)));
-	}
+	put_be16(
+	    tcp + 16,
+	    (uint16_t)(inet_csum_fold(inet_csum_add(
+	                   inet_csum_pseudo(src, dst, 6, (uint16_t)(20 + len)),
+	                   tcp, 20 + len)) ^
+	               (bad_tcp ? 0x1234 : 0)));
 	/* pcap record header, little-endian like the file header. */
 	pc->t += 1000;
 	hdr[0] = 1;
