@@ -109,8 +109,11 @@ $(HOSTBIN)/mkinitrd: scripts/mkinitrd.c scripts/newc_write.c
 
 host: $(HOSTBIN)/mkksyms $(HOSTBIN)/mkinitrd
 
+# tshark audits every capture; iproute2 and iputils-ping serve the tap
+# backend's network namespaces (docs/harness.md).
 DEPS_PKGS := qemu-system-x86 grub-pc-bin grub-common xorriso mtools \
-	gcc-i686-linux-gnu binutils-i686-linux-gnu gcc make gdb clang procps
+	gcc-i686-linux-gnu binutils-i686-linux-gnu gcc make gdb clang procps \
+	tshark iproute2 iputils-ping
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Subsystem fragments add host programs (harness, unit tests, fuzzers) to
@@ -224,6 +227,8 @@ deps:
 			|| missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "deps: installing$$missing"; \
+		echo "wireshark-common wireshark-common/install-setuid boolean false" \
+			| $(SUDO) debconf-set-selections; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -416,6 +417,142 @@ check_interrupt(void)
 	return NULL;
 }
 
+/* Run sh -c cmd; its exit status. */
+static int
+sh(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static bool
+pid_file_gone(const char *path)
+{
+	char *text = read_file(path);
+	pid_t pid = text ? atoi(text) : 0;
+
+	free(text);
+	return pid > 0 && gone(pid);
+}
+
+/*
+ * net tap (root only): a namespace left by a killed run (its owner is
+ * dead) and the process in it are removed when a tap run starts; the
+ * runs pass tap.scn's checks inside their namespace, and what they left
+ * running there is killed when they end.
+ */
+static const char *
+check_tap(bool *skip)
+{
+	static char why[256];
+	const char *stale = LOGS "/tap-stale.pid";
+	char *out, cmd[512];
+	struct e2e c = {.name = "tap", .files = "tap.scn", .jobs = 2};
+	pid_t dead;
+	int ms, ws;
+
+	*skip = geteuid() != 0;
+	if (*skip)
+		return "not root: net tap runs are skipped";
+	/* A pid that is surely dead: a child that exited. */
+	dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "ip netns del modref-tap255 2>/dev/null; mkdir -p /run/modref-tap "
+	    "&& ip netns add modref-tap255 && echo '%d 0' > "
+	    "/run/modref-tap/255.owner && (setsid ip netns exec "
+	    "modref-tap255 sleep 300 > /dev/null 2>&1 & echo $! > %s)",
+	    (int)dead, stale);
+	if (sh(cmd) != 0)
+		return "could not fake a stale namespace";
+	ws = run_harness(&c, &out, &ms);
+	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0 ||
+	    !matches(out, "^ok [0-9]+ - tap\\[tap\\]$") ||
+	    !matches(out, "^ok [0-9]+ - tap\\[tapvirtio\\]$"))
+		snprintf(why, sizeof(why), "tap runs did not pass");
+	else if (access("/run/netns/modref-tap255", F_OK) == 0)
+		snprintf(why, sizeof(why), "stale namespace not removed");
+	else if (!pid_file_gone(stale))
+		snprintf(why, sizeof(why), "stale namespace's process alive");
+	else if (!pid_file_gone(LOGS "/tap-tap.pid") ||
+	         !pid_file_gone(LOGS "/tap-tapvirtio.pid"))
+		snprintf(why, sizeof(why), "a run's peer process survived it");
+	else
+		why[0] = '\0';
+	if (why[0])
+		fprintf(stderr, "---- tap: harness output ----\n%s----\n", out);
+	free(out);
+	sh("ip netns del modref-tap255 2>/dev/null; rm -f "
+	   "/run/modref-tap/255.owner");
+	return why[0] ? why : NULL;
+}
+
+/* Without root, tap runs are skipped with the reason. */
+static const char *
+check_tap_unprivileged(bool *skip)
+{
+	char logs[] = "/tmp/modref-e2e-XXXXXX", *argv0 = HARNESS;
+	struct strbuf sb;
+	char buf[4096];
+	const char *why = NULL;
+	int p[2];
+	ssize_t n;
+	pid_t pid;
+
+	*skip = geteuid() != 0;
+	if (*skip)
+		return "not root: cannot drop to another user";
+	if (mkdtemp(logs) == NULL || chmod(logs, 0777) < 0 || pipe(p) < 0)
+		return "no temporary log directory";
+	pid = fork();
+	if (pid == 0) {
+		char *logopt = xasprintf("--logs=%s", logs);
+
+		dup2(p[1], 1);
+		close(p[0]);
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(126);
+		execl(argv0, argv0, "test", "--qemu=" FAKE, "--kernel=" FAKE,
+		      logopt, DIR "tap.scn", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	sb_init(&sb);
+	while ((n = read(p[0], buf, sizeof(buf))) > 0)
+		sb_add(&sb, buf, (size_t)n);
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	if (!matches(sb.buf, "^ok 1 - tap\\[tap\\] # SKIP net tap needs "
+	                     "root for network namespaces and taps \\(uid "
+	                     "65534\\)$") ||
+	    !matches(sb.buf, "^0 passed, 0 failed, 2 skipped$")) {
+		fprintf(stderr, "---- tap_unprivileged: output ----\n%s----\n",
+		        sb.buf);
+		why = "tap runs not skipped as an unprivileged user";
+	}
+	sb_free(&sb);
+	snprintf(buf, sizeof(buf), "rm -rf %s", logs);
+	sh(buf);
+	return why;
+}
+
+static int
+report_extra(int num, const char *name, const char *why, bool skip)
+{
+	if (skip) {
+		printf("    ok %d %s # SKIP %s\n", num, name, why);
+		return 0;
+	}
+	printf("    %s %d %s\n", why ? "not ok" : "ok", num, name);
+	if (why)
+		printf("    # %s: %s\n", name, why);
+	return why != NULL;
+}
+
 int
 main(void)
 {
@@ -425,7 +562,7 @@ main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("KTAP version 1\n1..1\n    KTAP version 1\n"
 	       "    # Subtest: e2e\n    1..%d\n",
-	       n + 1);
+	       n + 3);
 	for (int i = 0; i < n; i++) {
 		why = check(&cases[i]);
 		bad += why != NULL;
@@ -440,6 +577,15 @@ main(void)
 	       n + 1);
 	if (why)
 		printf("    # interrupt_kills_qemu: %s\n", why);
+	{
+		bool skip;
+
+		why = check_tap(&skip);
+		bad += report_extra(n + 2, "tap_namespaces", why, skip);
+		why = check_tap_unprivileged(&skip);
+		bad +=
+		    report_extra(n + 3, "tap_skipped_without_root", why, skip);
+	}
 	printf("%s 1 e2e\n", bad ? "not ok" : "ok");
 	return bad ? 1 : 0;
 }

@@ -27,11 +27,13 @@ struct host {
 };
 
 static void
-exec_child(struct run *R, const char *cmd, int out, int err, pid_t parent)
+exec_child(struct run *R, enum op op, const char *cmd, int out, int err,
+           pid_t parent)
 {
 	static const char *const vars[] = {
-	    "PROFILE",   "SMP",       "MEM",       "NIC",      "BOOT",
-	    "NET0_QEMU", "NET0_PEER", "NET1_QEMU", "NET1_PEER"};
+	    "PROFILE",   "SMP",       "MEM",       "NIC",   "BOOT", "NET0_QEMU",
+	    "NET0_PEER", "NET1_QEMU", "NET1_PEER", "NETNS", "PEER", "GUEST",
+	    "PEER0",     "GUEST0",    "PEER1",     "GUEST1"};
 	int null = open("/dev/null", O_RDONLY);
 
 	setpgid(0, 0);
@@ -53,7 +55,11 @@ exec_child(struct run *R, const char *cmd, int out, int err, pid_t parent)
 	dup2(null, 0);
 	dup2(out, 1);
 	dup2(err, 2);
-	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+	if (op == OP_PEER)
+		execlp("ip", "ip", "netns", "exec", R->tap.ns, "/bin/sh", "-c",
+		       cmd, (char *)NULL);
+	else
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 	_exit(127);
 }
 
@@ -155,6 +161,13 @@ run_host(struct run *R, const struct directive *d)
 	const char *why = NULL;
 	pid_t pid;
 
+	if (d->op == OP_PEER && R->tap.index < 0) {
+		run_fail(R,
+		         "line %d: peer: profile %s has no tap namespace "
+		         "(net tap)",
+		         d->line, R->prof->name);
+		return -1;
+	}
 	cmd = expand_vars(d->text, run_var, R, msg, sizeof(msg));
 	if (cmd == NULL) {
 		run_fail(R, "line %d: %s: %s", d->line, op_name(d->op), msg);
@@ -173,7 +186,7 @@ run_host(struct run *R, const struct directive *d)
 	sb_init(&h.partial[1]);
 	pid = fork();
 	if (pid == 0)
-		exec_child(R, cmd, out[1], err[1], getppid());
+		exec_child(R, d->op, cmd, out[1], err[1], getppid());
 	close(out[1]);
 	close(err[1]);
 	fds[0] = out[0];

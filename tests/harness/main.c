@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/harness/audit.h"
 #include "tests/harness/initrd.h"
 #include "tests/harness/qemu.h"
 #include "tests/harness/report.h"
@@ -60,6 +61,7 @@ usage(void)
 	      "[--kernel ELF]\n"
 	      "                          [--gdb PORT] [--qemu PATH]\n"
 	      "       modref-harness check SCENARIO|DIR...\n"
+	      "       modref-harness audit PCAP...\n"
 	      "see docs/harness.md\n",
 	      stderr);
 	exit(2);
@@ -172,6 +174,7 @@ child_stop(int sig)
 		kill(-run_qemu_pgrp, SIGKILL);
 	if (run_host_pgrp > 0)
 		kill(-run_host_pgrp, SIGKILL);
+	tap_teardown_signal();
 	_exit(130);
 }
 
@@ -417,6 +420,41 @@ cmd_test(int argc, char **argv)
 	return summary(&t);
 }
 
+/* Audit captures as a run would (audit.h); exit 1 on any problem. */
+static int
+cmd_audit(int argc, char **argv)
+{
+	int bad = 0;
+
+	if (argc < 1)
+		usage();
+	for (int i = 0; i < argc; i++) {
+		struct audit a;
+		char err[512], *fail, *ok;
+
+		audit_init(&a);
+		if (audit_pcap(argv[i], &a, err, sizeof(err)) < 0) {
+			printf("%s: %s\n", argv[i], err);
+			audit_free(&a);
+			bad++;
+			continue;
+		}
+		fail = audit_describe(&a, true);
+		ok = audit_describe(&a, false);
+		printf("%s: %d frames, %d from the guest, %d problems\n",
+		       argv[i], a.frames, a.guest_frames, a.problems);
+		if (fail != NULL)
+			printf("%s: FAIL: %s\n", argv[i], fail);
+		if (ok != NULL)
+			printf("%s: %s\n", argv[i], ok);
+		bad += a.problems > 0;
+		free(fail);
+		free(ok);
+		audit_free(&a);
+	}
+	return bad ? 1 : 0;
+}
+
 static int
 cmd_check(int argc, char **argv)
 {
@@ -615,6 +653,13 @@ cmd_run(int argc, char **argv)
 	if (optind != argc)
 		usage();
 	q.prof = &prof;
+	if (prof.net == NET_TAP) {
+		fprintf(stderr, "modref-harness: net tap needs a namespace "
+		                "the harness creates and deletes around a "
+		                "scenario run; use it from a scenario "
+		                "(modref-harness test)\n");
+		return 2;
+	}
 	if (prof.boot == BOOT_ISO && (q.cmdline || q.nmodules))
 		fprintf(stderr, "modref-harness: booting the ISO: its "
 		                "grub.cfg already has the command line and "
@@ -649,6 +694,8 @@ main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "check") == 0)
 		return cmd_check(argc - 2, argv + 2);
+	if (strcmp(argv[1], "audit") == 0)
+		return cmd_audit(argc - 2, argv + 2);
 	usage();
 	return 2;
 }

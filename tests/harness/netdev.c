@@ -15,6 +15,10 @@
 /* Netdev id "nN" goes with the NIC model in slot N. */
 static const char *const nic_models[] = {"e1000", "virtio-net-pci"};
 
+/* QEMU's defaults for the first and second NIC, made explicit so they do
+ * not depend on which NICs a profile has. */
+const char *const guest_macs[2] = {"52:54:00:12:34:56", "52:54:00:12:34:57"};
+
 static void
 backend_args(const struct qemu_config *q, struct argv *a, int slot, bool first)
 {
@@ -44,6 +48,11 @@ backend_args(const struct qemu_config *q, struct argv *a, int slot, bool first)
 		        "local.port=%d,remote.type=inet,remote.host=127.0.0.1,"
 		        "remote.port=%d",
 		        slot, q->dgram_port[slot][0], q->dgram_port[slot][1]);
+		break;
+	case NET_TAP:
+		/* The harness opened the tap inside the run's namespace
+		 * (tap.c); QEMU inherits it. */
+		sb_addf(&sb, "tap,id=n%d,fd=%d", slot, q->tap_fd[slot]);
 		break;
 	case NET_NONE:
 		sb_free(&sb);
@@ -75,7 +84,8 @@ netdev_add_args(const struct qemu_config *q, struct argv *a)
 		if (q->prof->net == NET_NONE)
 			argv_addf(a, "%s", nic_models[slot]);
 		else
-			argv_addf(a, "%s,netdev=n%d", nic_models[slot], slot);
+			argv_addf(a, "%s,netdev=n%d,mac=%s", nic_models[slot],
+			          slot, guest_macs[slot]);
 	}
 }
 

@@ -12,7 +12,7 @@
 
 static const char *const nic_names[] = {"none", "e1000", "virtio", "both"};
 static const char *const boot_names[] = {"direct", "iso"};
-static const char *const net_names[] = {"user", "none", "dgram"};
+static const char *const net_names[] = {"user", "none", "dgram", "tap"};
 
 const char *
 nic_name(enum nic_kind k)
@@ -122,9 +122,9 @@ profile_set(struct profile *p, const char *key, const char *value, char *err,
 		}
 		p->boot = (enum boot_kind)k;
 	} else if (strcmp(key, "net") == 0) {
-		if ((k = pick(net_names, 3, value)) < 0) {
+		if ((k = pick(net_names, 4, value)) < 0) {
 			snprintf(err, errlen,
-			         "net: '%s' is not user|none|dgram", value);
+			         "net: '%s' is not user|none|dgram|tap", value);
 			return -1;
 		}
 		p->net = (enum net_kind)k;

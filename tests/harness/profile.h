@@ -11,8 +11,8 @@
 
 enum nic_kind { NIC_NONE, NIC_E1000, NIC_VIRTIO, NIC_BOTH };
 enum boot_kind { BOOT_DIRECT, BOOT_ISO };
-/* Netdev backends; `dgram`/`socket` can be added here and in netdev.c. */
-enum net_kind { NET_USER, NET_NONE, NET_DGRAM };
+/* Netdev backends; more can be added here and in netdev.c. */
+enum net_kind { NET_USER, NET_NONE, NET_DGRAM, NET_TAP };
 
 struct profile {
 	char name[64];

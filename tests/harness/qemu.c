@@ -99,7 +99,8 @@ qemu_build_argv(const struct qemu_config *q, struct argv *a, char *err,
 }
 
 static void
-child(const struct argv *a, int in, int out, int errpipe, pid_t parent)
+child(const struct argv *a, const int *keep, int nkeep, int in, int out,
+      int errpipe, pid_t parent)
 {
 	int e;
 
@@ -114,6 +115,8 @@ child(const struct argv *a, int in, int out, int errpipe, pid_t parent)
 	dup2(in, 0);
 	dup2(out, 1);
 	dup2(out, 2);
+	for (int i = 0; i < nkeep; i++)
+		fcntl(keep[i], F_SETFD, 0);
 	execvp(a->v[0], a->v);
 	e = errno;
 	if (write(errpipe, &e, sizeof(e)) < 0)
@@ -122,8 +125,8 @@ child(const struct argv *a, int in, int out, int errpipe, pid_t parent)
 }
 
 pid_t
-qemu_spawn(const struct argv *a, int *in_fd, int *out_fd, char *err,
-           size_t errlen)
+qemu_spawn(const struct argv *a, const int *keep, int nkeep, int *in_fd,
+           int *out_fd, char *err, size_t errlen)
 {
 	int in[2], out[2], ep[2], e = 0;
 	pid_t parent = getpid(), pid;
@@ -140,7 +143,7 @@ qemu_spawn(const struct argv *a, int *in_fd, int *out_fd, char *err,
 		return -1;
 	}
 	if (pid == 0)
-		child(a, in[0], out[1], ep[1], parent);
+		child(a, keep, nkeep, in[0], out[1], ep[1], parent);
 	setpgid(pid, pid);
 	close(in[0]);
 	close(out[1]);

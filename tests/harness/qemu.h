@@ -37,7 +37,13 @@ struct qemu_config {
 	const char *tftp_dir;    /* user net: tftp=DIR; NULL: none */
 	/* net dgram: per NIC slot, QEMU's UDP port and the peer's. */
 	int dgram_port[2][2];
+	/* net tap: per NIC slot, the open tap QEMU inherits (fd=N). */
+	int tap_fd[2];
 };
+
+/* The MAC of the NIC in each slot (0 e1000, 1 virtio-net), fixed so a
+ * capture tells the guest's frames from the peer's (audit.c). */
+extern const char *const guest_macs[2];
 
 /* Returns 0, or -1 with a message in err (e.g. cmdline with ISO boot). */
 int qemu_build_argv(const struct qemu_config *q, struct argv *out, char *err,
@@ -49,9 +55,10 @@ void netdev_add_args(const struct qemu_config *q, struct argv *a);
 /* A host port that was free a moment ago (bind to port 0 and ask). */
 int pick_free_port(enum fwd_proto proto);
 
-/* Start argv; returns the pid or -1 with a message in err. */
-pid_t qemu_spawn(const struct argv *a, int *in_fd, int *out_fd, char *err,
-                 size_t errlen);
+/* Start argv, keeping the nkeep descriptors in keep open across exec;
+ * returns the pid or -1 with a message in err. */
+pid_t qemu_spawn(const struct argv *a, const int *keep, int nkeep, int *in_fd,
+                 int *out_fd, char *err, size_t errlen);
 
 /* Kill QEMU's whole process group and reap it. */
 void qemu_kill(pid_t pid);

@@ -4,6 +4,7 @@
  * scenario's whole-run limit, so a hung guest always ends as a failure.
  */
 #include "tests/harness/run.h"
+#include "tests/harness/audit.h"
 #include "tests/harness/initrd.h"
 #include "tests/harness/qemu.h"
 
@@ -98,6 +99,20 @@ run_var(const char *name, void *ctx)
 	}
 	if (R->s->gdbstub && strcmp(name, "GDBPORT") == 0)
 		return R->gdbport;
+	if (strcmp(name, "NETNS") == 0)
+		return R->tap.index >= 0 ? R->tap.ns : "";
+	for (int n = 0; n < 3; n++) {
+		/* PEER/GUEST: the first NIC's; PEERn/GUESTn: slot n's. */
+		static const char *const peer[] = {"PEER0", "PEER1", "PEER"},
+		                         *const guest[] = {"GUEST0", "GUEST1",
+		                                           "GUEST"};
+		int slot = n < 2 ? n : (R->prof->nic == NIC_VIRTIO ? 1 : 0);
+
+		if (strcmp(name, peer[n]) == 0)
+			return R->tap.index >= 0 ? R->tap.peer[slot] : "";
+		if (strcmp(name, guest[n]) == 0)
+			return R->tap.index >= 0 ? R->tap.guest[slot] : "";
+	}
 	for (int n = 0; n < 2; n++) {
 		char v[16];
 
@@ -445,13 +460,89 @@ report_ktap(struct run *R, const struct ktap *k)
 	}
 }
 
+/* ${VAR} in a regex: the value matches literally. */
+static const char *
+run_var_re(const char *name, void *ctx)
+{
+	static char buf[256];
+	const char *v = run_var(name, ctx);
+	size_t n = 0;
+
+	if (v == NULL)
+		return NULL;
+	for (; *v && n + 2 < sizeof(buf); v++) {
+		if (strchr(".[]()*+?{}|^$\\", *v) != NULL)
+			buf[n++] = '\\';
+		buf[n++] = *v;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * expect and poll whose regex has ${VAR}s: x is d with the regex
+ * expanded and compiled (free with regfree and free(src)).
+ */
+static int
+expand_re(struct run *R, const struct directive *d, struct directive *x,
+          char **src)
+{
+	char err[256];
+	const char *orig = d->op == OP_POLL ? d->aux : d->text;
+	int rc;
+
+	*x = *d;
+	*src = expand_vars(orig, run_var_re, R, err, sizeof(err));
+	if (*src == NULL) {
+		run_fail(R, "line %d: %s: %s", d->line, op_name(d->op), err);
+		return -1;
+	}
+	rc = regcomp(&x->re, *src, REG_EXTENDED);
+	if (rc != 0) {
+		regerror(rc, &x->re, err, sizeof(err));
+		run_fail(R, "line %d: %s: bad regex '%s': %s", d->line,
+		         op_name(d->op), *src, err);
+		free(*src);
+		return -1;
+	}
+	if (d->op == OP_POLL)
+		x->aux = *src;
+	else
+		x->text = *src;
+	return 0;
+}
+
+static int execute_re(struct run *R, const struct directive *d,
+                      const regex_t *prompt_re);
+
 int
 run_wait_match(struct run *R, const struct directive *d)
 {
-	char what[300];
+	return execute_re(R, d, NULL);
+}
 
-	snprintf(what, sizeof(what), "/%s/", d->text);
-	return wait_for(R, d, W_MATCH, &d->re, what);
+static int
+execute_re(struct run *R, const struct directive *d, const regex_t *prompt_re)
+{
+	struct directive x;
+	char what[300], *src = NULL;
+	int rc;
+
+	if (!d->re_vars)
+		x = *d;
+	else if (expand_re(R, d, &x, &src) < 0)
+		return -1;
+	if (d->op == OP_POLL && prompt_re != NULL) {
+		rc = do_poll(R, &x, prompt_re);
+	} else {
+		snprintf(what, sizeof(what), "/%s/", x.text);
+		rc = wait_for(R, &x, W_MATCH, &x.re, what);
+	}
+	if (d->re_vars) {
+		regfree(&x.re);
+		free(src);
+	}
+	return rc;
 }
 
 static int
@@ -459,7 +550,6 @@ execute(struct run *R, const struct directive *d)
 {
 	static regex_t prompt_re;
 	static bool prompt_ready;
-	char what[300];
 
 	R->line = d->line;
 	if (!prompt_ready) {
@@ -479,8 +569,7 @@ execute(struct run *R, const struct directive *d)
 		return do_send(R, &c);
 	}
 	case OP_EXPECT:
-		snprintf(what, sizeof(what), "/%s/", d->text);
-		return wait_for(R, d, W_MATCH, &d->re, what);
+		return execute_re(R, d, &prompt_re);
 	case OP_PROMPT:
 		return wait_for(R, d, W_MATCH, &prompt_re, "the prompt");
 	case OP_REJECT:
@@ -496,9 +585,10 @@ execute(struct run *R, const struct directive *d)
 		return wait_for(R, d, W_SLEEP, NULL, "sleep");
 	case OP_HOST:
 	case OP_HOST_KTAP:
+	case OP_PEER:
 		return run_host(R, d);
 	case OP_POLL:
-		return do_poll(R, d, &prompt_re);
+		return execute_re(R, d, &prompt_re);
 	case OP_STAMP:
 		return run_stamp(R, d);
 	case OP_ELAPSED:
@@ -562,6 +652,28 @@ start_qemu(struct run *R)
 			dgram_port[n][k] = p;
 		}
 	}
+	if (R->prof->net == NET_TAP && R->prof->nic != NIC_NONE) {
+		bool want[2] = {R->prof->nic != NIC_VIRTIO,
+		                R->prof->nic != NIC_E1000};
+
+		/* Namespaces and taps need root; elsewhere this is a skip. */
+		if (geteuid() != 0) {
+			R->skip = xasprintf("net tap needs root for network "
+			                    "namespaces and taps (uid %d)",
+			                    (int)geteuid());
+			return -1;
+		}
+		if (tap_setup(&R->tap, want, err, sizeof(err)) < 0) {
+			run_fail(R, "net tap: %s", err);
+			return -1;
+		}
+		console_note(&R->con,
+		             "net tap: namespace %s, peer %s/%s, guest %s/%s",
+		             R->tap.ns, want[0] ? R->tap.peer[0] : "-",
+		             want[1] ? R->tap.peer[1] : "-",
+		             want[0] ? R->tap.guest[0] : "-",
+		             want[1] ? R->tap.guest[1] : "-");
+	}
 	/* Boot modules travel as one archive next to the log (the ISO
 	 * takes none: qemu_build_argv says so). */
 	if (R->prof->boot != BOOT_ISO && s->nmodules > 0) {
@@ -596,6 +708,8 @@ start_qemu(struct run *R)
 	                         .tftp_dir = s->tftp_dir,
 	                         .gdb_port = gdb_port};
 	memcpy(q.dgram_port, dgram_port, sizeof(q.dgram_port));
+	q.tap_fd[0] = R->tap.fd[0];
+	q.tap_fd[1] = R->tap.fd[1];
 	rc = qemu_build_argv(&q, &a, err, sizeof(err));
 	free(pcap);
 	initrd_free(initrd, ninitrd);
@@ -623,7 +737,7 @@ start_qemu(struct run *R)
 	cmd = argv_join(&a);
 	console_note(&R->con, "%s", cmd);
 	free(cmd);
-	R->qemu = qemu_spawn(&a, &in, &out, err, sizeof(err));
+	R->qemu = qemu_spawn(&a, R->tap.fd, 2, &in, &out, err, sizeof(err));
 	argv_free(&a);
 	if (R->qemu < 0) {
 		R->qemu = 0;
@@ -675,6 +789,56 @@ settle_captures(struct run *R)
 	}
 }
 
+/*
+ * Audit each capture with tshark (audit.h): a frame the guest sent that
+ * is malformed, carries a bad checksum, is out of order, ... fails the
+ * run.  An empty capture (a NIC nobody used) needs no tshark.
+ */
+static void
+audit_captures(struct run *R)
+{
+	int len = (int)strlen(R->log_path) - 4;
+
+	if (!R->s->pcap && !has_capture(R))
+		return;
+	for (int slot = 0; slot < 2; slot++) {
+		char *p = xasprintf("%.*s-n%d.pcap", len, R->log_path, slot);
+		const char *base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+		struct audit a;
+		struct stat st;
+		char err[512], *bad, *ok;
+
+		if (stat(p, &st) < 0 || st.st_size <= 24) {
+			free(p);
+			continue;
+		}
+		audit_init(&a);
+		a.allow_field = R->s->allow_field;
+		a.allow_reason = R->s->allow_reason;
+		a.nallow = R->s->nallow;
+		if (audit_pcap(p, &a, err, sizeof(err)) < 0) {
+			run_fail(R, "audit: %s", err);
+		} else {
+			bad = audit_describe(&a, true);
+			ok = audit_describe(&a, false);
+			console_note(&R->con,
+			             "audit: %s: %d frames, %d from the guest, "
+			             "%d problems",
+			             base, a.frames, a.guest_frames,
+			             a.problems);
+			if (ok != NULL)
+				console_note(&R->con, "audit: %s: %s", base,
+				             ok);
+			if (bad != NULL)
+				run_fail(R, "audit: %s: %s", base, bad);
+			free(bad);
+			free(ok);
+		}
+		audit_free(&a);
+		free(p);
+	}
+}
+
 static void
 finish(struct run *R)
 {
@@ -699,6 +863,12 @@ finish(struct run *R)
 	if (R->con.out_fd >= 0)
 		close(R->con.out_fd);
 	R->con.in_fd = R->con.out_fd = -1;
+	if (R->tap.index >= 0) {
+		console_note(&R->con, "net tap: deleting %s", R->tap.ns);
+		tap_teardown(&R->tap);
+	}
+	if (R->log != NULL)
+		audit_captures(R);
 	if (R->fail == NULL && R->skip != NULL)
 		report_add(R->r, PT_SKIP, R->name, R->skip);
 	else
@@ -739,6 +909,8 @@ run_scenario(const struct script *s, const char *profile,
 	R.log_path = xasprintf("%s/%s-%s.log", o->log_dir, s->name, profile);
 	R.deadline = now_ms() + run_ms(&R, s->limit_ms);
 	console_init(&R.con, -1, -1, NULL);
+	R.tap.index = -1;
+	R.tap.fd[0] = R.tap.fd[1] = -1;
 	if (profile_load(&prof, o->profile_dir, profile, err, sizeof(err)) <
 	    0) {
 		run_fail(&R, "%s", err);

@@ -17,6 +17,7 @@
 #include "tests/harness/report.h"
 #include "tests/harness/script.h"
 #include "tests/harness/stamp.h"
+#include "tests/harness/tap.h"
 
 struct run_opts {
 	const char *qemu;
@@ -44,8 +45,9 @@ struct run {
 	char ports[SCRIPT_MAX_FWD][16];
 	char dgram[2][2][16]; /* NETn_QEMU, NETn_PEER ("0" unless dgram) */
 	char gdbport[16];
-	char *fail; /* the first failure, NULL while all is well */
-	char *skip; /* why the run could not happen, if not a failure */
+	struct tapnet tap; /* net tap: the run's namespace (index -1: none) */
+	char *fail;        /* the first failure, NULL while all is well */
+	char *skip;        /* why the run could not happen, if not a failure */
 	/* The run's archive of boot modules, removed at the end. */
 	char *initrd;
 	int line;             /* directive being executed, for messages */
@@ -74,7 +76,7 @@ const char *run_var(const char *name, void *ctx);
 /* Wait for d's regex like expect (0, or -1 with the run failed). */
 int run_wait_match(struct run *R, const struct directive *d);
 
-/* host and host-ktap directives (hostcmd.c). */
+/* host, host-ktap and peer directives (hostcmd.c). */
 int run_host(struct run *R, const struct directive *d);
 
 /* Turn parsed KTAP cases into points "RUN suite.case". */

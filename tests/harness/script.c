@@ -5,6 +5,7 @@
  * literal.
  */
 #include "tests/harness/script.h"
+#include "tests/harness/audit.h"
 #include "tests/harness/profile.h"
 #include "tests/harness/util.h"
 
@@ -31,6 +32,7 @@ static const char *const op_names[] = {
     [OP_SLEEP] = "sleep",         [OP_HOST] = "host",
     [OP_HOST_KTAP] = "host-ktap", [OP_POLL] = "poll",
     [OP_STAMP] = "stamp",         [OP_ELAPSED] = "elapsed",
+    [OP_PEER] = "peer",
 };
 
 const char *
@@ -123,30 +125,13 @@ opt_timeout(struct parser *p, const char *dir, char **args, int *ms)
 	return 0;
 }
 
-static int
-compile(struct parser *p, struct directive *d, const char *dir, const char *src)
-{
-	char msg[256];
-	int rc;
-
-	if (need_args(p, dir, src) < 0)
-		return -1;
-	rc = regcomp(&d->re, src, REG_EXTENDED);
-	if (rc != 0) {
-		regerror(rc, &d->re, msg, sizeof(msg));
-		return fail(p, "%s: bad regex '%s': %s", dir, src, msg);
-	}
-	d->has_re = true;
-	d->text = xstrdup(src);
-	return 0;
-}
-
 static bool
 known_var(struct parser *p, const char *name)
 {
 	static const char *const fixed[] = {
-	    "PROFILE",   "SMP",       "MEM",       "NIC",      "BOOT",
-	    "NET0_QEMU", "NET0_PEER", "NET1_QEMU", "NET1_PEER"};
+	    "PROFILE",   "SMP",       "MEM",       "NIC",   "BOOT", "NET0_QEMU",
+	    "NET0_PEER", "NET1_QEMU", "NET1_PEER", "NETNS", "PEER", "GUEST",
+	    "PEER0",     "GUEST0",    "PEER1",     "GUEST1"};
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (strcmp(name, fixed[i]) == 0)
@@ -177,6 +162,42 @@ check_vars(struct parser *p, const char *dir, const char *text)
 	if (out == NULL)
 		return fail(p, "%s: %s", dir, msg);
 	free(out);
+	return 0;
+}
+
+/*
+ * A regex may use ${VAR}s (addresses of a tap run): they are checked
+ * here, the regex is checked with each one standing for a plain word,
+ * and run.c compiles it again with the values (regex-escaped) at run time.
+ */
+static const char *
+sample_lookup(const char *name, void *ctx)
+{
+	return known_var(ctx, name) ? "x" : NULL;
+}
+
+static int
+compile(struct parser *p, struct directive *d, const char *dir, const char *src)
+{
+	char msg[256], *sample = NULL;
+	int rc;
+
+	if (need_args(p, dir, src) < 0)
+		return -1;
+	if (strstr(src, "${") != NULL) {
+		if (check_vars(p, dir, src) < 0)
+			return -1;
+		sample = expand_vars(src, sample_lookup, p, msg, sizeof(msg));
+		d->re_vars = true;
+	}
+	rc = regcomp(&d->re, sample ? sample : src, REG_EXTENDED);
+	free(sample);
+	if (rc != 0) {
+		regerror(rc, &d->re, msg, sizeof(msg));
+		return fail(p, "%s: bad regex '%s': %s", dir, src, msg);
+	}
+	d->has_re = true;
+	d->text = xstrdup(src);
 	return 0;
 }
 
@@ -341,6 +362,9 @@ parse_kernel_op(struct parser *p, enum op op, char *args)
 			return -1;
 		return compile(p, d, "expect", args);
 	case OP_REJECT:
+		/* Rejects are armed before any run has its variables. */
+		if (strstr(args, "${") != NULL)
+			return fail(p, "reject: ${VAR} is not expanded here");
 		return compile(p, d, "reject", args);
 	case OP_KTAP:
 		if (opt_timeout(p, "ktap", &args, &d->timeout_ms) < 0)
@@ -497,6 +521,28 @@ parse_line(struct parser *p, char *line)
 		s->needs_qemu = true;
 		return no_args(p, dir, args);
 	}
+	if (strcmp(dir, "audit-allow") == 0) {
+		char *reason = args + strcspn(args, " \t");
+
+		if (*reason != '\0')
+			*reason++ = '\0';
+		reason = trim(reason);
+		if (!audit_known_field(args))
+			return fail(
+			    p,
+			    "audit-allow: '%s' is not a field the audit "
+			    "judges (audit_rules[] in audit.c, %s, %s)",
+			    args, AUDIT_WINDOW, AUDIT_UNNAMED);
+		if (*reason == '\0')
+			return fail(p, "audit-allow: %s needs a reason", args);
+		s->allow_field = xrealloc(
+		    s->allow_field, (size_t)(s->nallow + 1) * sizeof(char *));
+		s->allow_reason = xrealloc(
+		    s->allow_reason, (size_t)(s->nallow + 1) * sizeof(char *));
+		s->allow_field[s->nallow] = xstrdup(args);
+		s->allow_reason[s->nallow++] = xstrdup(reason);
+		return 0;
+	}
 	if (strcmp(dir, "pcap") == 0) {
 		s->pcap = true;
 		return no_args(p, dir, args);
@@ -525,6 +571,10 @@ parse_line(struct parser *p, char *line)
 		return parse_host(p, OP_HOST, args);
 	if (strcmp(dir, "host-ktap") == 0)
 		return parse_host(p, OP_HOST_KTAP, args);
+	if (strcmp(dir, "peer") == 0) {
+		s->needs_qemu = true; /* the namespace comes with QEMU's NICs */
+		return parse_host(p, OP_PEER, args);
+	}
 	if (strcmp(dir, "poll") == 0) {
 		s->needs_qemu = true;
 		return parse_poll(p, args);
@@ -636,6 +686,12 @@ script_free(struct script *s)
 	free(s->d);
 	free(s->cmdline);
 	free(s->tftp_dir);
+	for (int i = 0; i < s->nallow; i++) {
+		free(s->allow_field[i]);
+		free(s->allow_reason[i]);
+	}
+	free(s->allow_field);
+	free(s->allow_reason);
 	free(s->name);
 	free(s->path);
 	free(s);
@@ -670,8 +726,9 @@ expand_vars(const char *text,
 			snprintf(
 			    err, errlen,
 			    "unknown variable '${%s}' (PROFILE SMP MEM NIC "
-			    "BOOT NETn_QEMU NETn_PEER, PORTn after hostfwd, "
-			    "GDBPORT after gdbstub)",
+			    "BOOT NETn_QEMU NETn_PEER NETNS PEER GUEST PEERn "
+			    "GUESTn, PORTn after hostfwd, GDBPORT after "
+			    "gdbstub)",
 			    name);
 			free(name);
 			sb_free(&sb);

@@ -26,6 +26,7 @@ enum op {
 	OP_POLL,      /* send a command again until its output matches */
 	OP_STAMP,     /* expect, and note host time and the guest's time */
 	OP_ELAPSED,   /* compare guest and host time between two stamps */
+	OP_PEER,      /* a host command inside the tap namespace */
 };
 
 struct directive {
@@ -38,6 +39,7 @@ struct directive {
 	char *aux;  /* OP_POLL: the regex source (text is the command);
 	               OP_STAMP: the stamp's name */
 	bool has_re;
+	bool re_vars; /* the regex has ${VAR}s: compiled again when run */
 	int status;   /* OP_EXIT: expected QEMU exit status */
 	int stamp[2]; /* OP_ELAPSED: indices of the two OP_STAMP directives */
 	double pct;   /* OP_ELAPSED: allowed deviation of the ratio, in % */
@@ -64,6 +66,10 @@ struct script {
 	struct hostfwd fwd[SCRIPT_MAX_FWD];
 	int nfwd;
 	bool pcap;
+	/* audit-allow FIELD REASON: findings this scenario causes on
+	 * purpose, each named with its reason (audit.h). */
+	char **allow_field, **allow_reason;
+	int nallow;
 	char *tftp_dir;  /* QEMU user net's TFTP root (tftp=DIR); NULL: none */
 	bool gdbstub;    /* QEMU gdb stub on a free port: ${GDBPORT} */
 	bool needs_qemu; /* has kernel directives */

@@ -12,9 +12,9 @@
 
 char ut_failure[512];
 
-static const struct suite *const suites[] = {&script_suite,  &profile_suite,
-                                             &qemu_suite,    &ktap_suite,
-                                             &console_suite, &report_suite};
+static const struct suite *const suites[] = {
+    &script_suite,  &profile_suite, &qemu_suite,  &ktap_suite,
+    &console_suite, &report_suite,  &audit_suite, &tap_suite};
 
 int
 main(void)

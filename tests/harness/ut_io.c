@@ -96,9 +96,30 @@ qemu_nics(void)
 	CHECK(s != NULL);
 	CHECK_HAS(s, " -netdev user,id=n0,hostfwd=udp:127.0.0.1:40000-:7 "
 	             "-object filter-dump,id=f0,netdev=n0,"
-	             "file=build/test-logs/x-n0.pcap -device e1000,netdev=n0 "
+	             "file=build/test-logs/x-n0.pcap -device "
+	             "e1000,netdev=n0,mac=52:54:00:12:34:56 "
 	             "-netdev user,id=n1 -object ");
-	CHECK_HAS(s, " -device virtio-net-pci,netdev=n1 ");
+	CHECK_HAS(s,
+	          " -device virtio-net-pci,netdev=n1,mac=52:54:00:12:34:57 ");
+	free(s);
+	/* The MACs do not depend on which NICs the profile has. */
+	p.nic = NIC_VIRTIO;
+	s = build(&q, &p, err);
+	CHECK(s != NULL);
+	CHECK(strstr(s, "e1000") == NULL);
+	CHECK_HAS(s, " -device virtio-net-pci,netdev=n1,mac=52:54:00:12:34:57");
+	free(s);
+	/* net tap: QEMU inherits the taps the harness opened. */
+	p.nic = NIC_BOTH;
+	p.net = NET_TAP;
+	q.tap_fd[0] = 7;
+	q.tap_fd[1] = 9;
+	s = build(&q, &p, err);
+	CHECK(s != NULL);
+	CHECK_HAS(s, " -netdev tap,id=n0,fd=7 -object filter-dump,id=f0,");
+	CHECK_HAS(s, " -netdev tap,id=n1,fd=9 -object filter-dump,id=f1,");
+	CHECK(strstr(s, "hostfwd") == NULL && strstr(s, "vnet_hdr") == NULL);
+	p.net = NET_USER;
 	free(s);
 	snprintf(p.subnet[1], sizeof(p.subnet[1]), "10.0.3.0/24");
 	s = build(&q, &p, err);

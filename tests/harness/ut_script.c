@@ -106,6 +106,34 @@ script_defaults(void)
 	script_free(s);
 }
 
+/* peer, ${VAR} in regexes and audit-allow (the tap backend, the audit). */
+static void
+script_tap(void)
+{
+	char err[512];
+	struct script *s =
+	    parse("profiles tap\n"
+	          "audit-allow tcp.analysis.out_of_order known, issue 13\n"
+	          "peer -t 5 ping -c 1 ${PEER}\n"
+	          "expect ^${GUEST} ok$\n"
+	          "poll ss => ^tcp +${GUEST1}:7\n"
+	          "expect ^plain$\n",
+	          err);
+
+	CHECK(s != NULL);
+	CHECK(s->needs_qemu);
+	CHECK(s->nallow == 1);
+	CHECK_STR(s->allow_field[0], "tcp.analysis.out_of_order");
+	CHECK_STR(s->allow_reason[0], "known, issue 13");
+	CHECK(s->nd == 4);
+	CHECK(s->d[0].op == OP_PEER && s->d[0].timeout_ms == 5000);
+	CHECK_STR(s->d[0].text, "ping -c 1 ${PEER}");
+	CHECK(s->d[1].re_vars && s->d[2].re_vars && !s->d[3].re_vars);
+	CHECK_STR(s->d[1].text, "^${GUEST} ok$");
+	CHECK_STR(s->d[2].aux, "^tcp +${GUEST1}:7");
+	script_free(s);
+}
+
 static void
 script_exit_names(void)
 {
@@ -184,6 +212,13 @@ script_errors(void)
 	     "t.scn:3: elapsed: '1%%' is not a percentage"},
 	    {"stamp a (x)\nstamp b (y)\nelapsed a b 101\n",
 	     "t.scn:3: elapsed: '101' is not a percentage"},
+	    {"audit-allow tcp.bogus why\n",
+	     "t.scn:1: audit-allow: 'tcp.bogus' is not a field"},
+	    {"audit-allow _ws.malformed\n",
+	     "t.scn:1: audit-allow: _ws.malformed needs a reason"},
+	    {"expect ^${NOPE}$\n", "t.scn:1: expect: unknown variable"},
+	    {"expect ^${GUEST}(\n", "t.scn:1: expect: bad regex"},
+	    {"reject ${GUEST}\n", "t.scn:1: reject: ${VAR} is not expanded"},
 	};
 	char err[512];
 
@@ -254,7 +289,8 @@ profile_errors(void)
 	    {"nic rtl8139\n", "t.profile:1: nic: 'rtl8139' is not"},
 	    {"mem lots\n", "t.profile:1: mem: 'lots' is not a size"},
 	    {"boot floppy\n", "t.profile:1: boot: 'floppy'"},
-	    {"net tap\n", "t.profile:1: net: 'tap' is not user|none"},
+	    {"net slirp\n",
+	     "t.profile:1: net: 'slirp' is not user|none|dgram|tap"},
 	    {"smp\n", "t.profile:1: 'smp' needs one value"},
 	    {"smp 1 2\n", "t.profile:1: 'smp' needs one value"},
 	    {"subnet1 10.0.3/24\n", "t.profile:1: subnet1: '10.0.3/24' is not"},
@@ -331,9 +367,13 @@ stamp_ratio(void)
 	CHECK_HAS(msg, "no host time passed");
 }
 
-static const struct tcase script_cases[] = {
-    T(script_every_directive), T(script_defaults), T(script_exit_names),
-    T(script_errors),          T(script_expand),   T(stamp_ratio)};
+static const struct tcase script_cases[] = {T(script_every_directive),
+                                            T(script_defaults),
+                                            T(script_exit_names),
+                                            T(script_errors),
+                                            T(script_expand),
+                                            T(stamp_ratio),
+                                            T(script_tap)};
 const struct suite script_suite = {"script", script_cases, N(script_cases)};
 
 static const struct tcase profile_cases[] = {

@@ -2,14 +2,14 @@
  * udpecho-client: check the guest's `udpecho` service through QEMU's
  * hostfwd, byte for byte.
  *
- *   udpecho-client PORT [MIN MAX [STEP]]
+ *   udpecho-client [-a ADDR] PORT [MIN MAX [STEP]]
  *
  * Sends one datagram of every size from MIN to MAX (default 1..1472, the
  * largest UDP payload in a 1500-byte MTU) in STEP increments plus MAX
- * itself, to 127.0.0.1:PORT; each carries a pattern derived from its size
- * and must come back unchanged within 2 s (up to 5 tries: the first
- * datagrams may race the guest's ARP resolution of the gateway).  Prints
- * one line per failure and a summary; exits 0 only if every size came
+ * itself, to ADDR:PORT (default 127.0.0.1, the hostfwd); each carries a pattern
+ * derived from its size and must come back unchanged within 2 s (up to 5 tries:
+ * the first datagrams may race the guest's ARP resolution of the gateway).
+ * Prints one line per failure and a summary; exits 0 only if every size came
  * back.
  */
 #include <arpa/inet.h>
@@ -79,11 +79,17 @@ main(int argc, char **argv)
 {
 	struct sockaddr_in sa = {0};
 	size_t min = 1, max = 1472, step = 1, ok = 0, bad = 0;
+	const char *addr = "127.0.0.1";
 	int fd;
 
+	if (argc > 2 && strcmp(argv[1], "-a") == 0) {
+		addr = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc != 2 && argc != 4 && argc != 5) {
-		fprintf(stderr,
-		        "usage: udpecho-client PORT [MIN MAX [STEP]]\n");
+		fprintf(stderr, "usage: udpecho-client [-a ADDR] PORT [MIN MAX "
+		                "[STEP]]\n");
 		return 2;
 	}
 	if (argc >= 4) {
@@ -98,7 +104,10 @@ main(int argc, char **argv)
 	}
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((unsigned short)atoi(argv[1]));
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1) {
+		fprintf(stderr, "udpecho-client: bad address %s\n", addr);
+		return 2;
+	}
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		perror("udpecho-client: socket");

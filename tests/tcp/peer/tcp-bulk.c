@@ -3,10 +3,12 @@
  * the test pattern byte i = (i * 7) ^ (i >> 10), as in tcp.ko's
  * tcpbulk/tcplisten, so each end checks every byte it receives.
  *
- *   tcp-bulk recv [-t SECS] PORT BYTES   listen on 127.0.0.1:PORT, accept
- *       one (the guest's tcpbulk), check BYTES bytes then EOF, close
- *   tcp-bulk send [-t SECS] PORT BYTES   connect (hostfwd to tcplisten),
- *       send BYTES, half close, wait for the guest's close
+ *   tcp-bulk recv [-t SECS] [-a ADDR] PORT BYTES   listen on ADDR:PORT
+ *       (default 127.0.0.1), accept one (the guest's tcpbulk), check
+ *       BYTES bytes then EOF, close
+ *   tcp-bulk send [-t SECS] [-a ADDR] PORT BYTES   connect to ADDR:PORT
+ *       (default 127.0.0.1: hostfwd to tcplisten), send BYTES, half
+ *       close, wait for the guest's close
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -112,22 +114,28 @@ int
 main(int argc, char **argv)
 {
 	struct sockaddr_in a;
+	const char *addr = "127.0.0.1";
 	int secs = 120, i = 2;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (argc > 3 && strcmp(argv[2], "-t") == 0) {
-		secs = atoi(argv[3]);
-		i = 4;
+	while (i + 1 < argc &&
+	       (strcmp(argv[i], "-t") == 0 || strcmp(argv[i], "-a") == 0)) {
+		if (argv[i][1] == 't')
+			secs = atoi(argv[i + 1]);
+		else
+			addr = argv[i + 1];
+		i += 2;
 	}
 	if (argc != i + 2)
-		return fprintf(stderr, "usage: tcp-bulk recv|send [-t S] PORT "
-		                       "BYTES\n"),
+		return fprintf(stderr, "usage: tcp-bulk recv|send [-t S] "
+		                       "[-a ADDR] PORT BYTES\n"),
 		       2;
 	alarm((unsigned)secs);
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;
 	a.sin_port = htons((uint16_t)atoi(argv[i]));
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (inet_pton(AF_INET, addr, &a.sin_addr) != 1)
+		return fprintf(stderr, "tcp-bulk: bad address %s\n", addr), 2;
 	if (strcmp(argv[1], "recv") == 0)
 		return do_recv(&a, strtoull(argv[i + 1], NULL, 0));
 	return do_send(&a, strtoull(argv[i + 1], NULL, 0));

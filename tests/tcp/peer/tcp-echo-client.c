@@ -2,14 +2,14 @@
  * Host-side TCP echo client for the tcp-*.scn scenarios: talks to the
  * guest's `tcpecho` service through a `hostfwd tcp` port.
  *
- *   tcp-echo-client [-n LINES] [-i MS] [-e] [-r] [-t SECS] PORT
+ *   tcp-echo-client [-n LINES] [-i MS] [-e] [-r] [-t SECS] [-a ADDR] PORT
  *
  * Sends LINES lines (default 5) every MS ms (default 0), checks each
  * echo byte for byte, then closes first (the guest's side of the
  * service closes after us).  -r ends with a reset (SO_LINGER 0) instead.
  * -e expects the guest to reset the connection meanwhile (rmmod -f):
  * success is ECONNRESET or EOF before all lines came back, never a hang.
- * Exit 0 on success.
+ * ADDR is the guest's (default 127.0.0.1, the hostfwd).  Exit 0 on success.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -40,9 +40,10 @@ main(int argc, char **argv)
 {
 	int opt, lines = 5, ms = 0, secs = 60, reset = 0, s;
 	struct sockaddr_in a;
+	const char *addr = "127.0.0.1";
 
 	signal(SIGPIPE, SIG_IGN);
-	while ((opt = getopt(argc, argv, "n:i:ert:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:i:ert:a:")) != -1) {
 		if (opt == 'n')
 			lines = atoi(optarg);
 		else if (opt == 'i')
@@ -53,6 +54,8 @@ main(int argc, char **argv)
 			reset = 1;
 		else if (opt == 't')
 			secs = atoi(optarg);
+		else if (opt == 'a')
+			addr = optarg;
 		else
 			return 2;
 	}
@@ -62,7 +65,8 @@ main(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;
 	a.sin_port = htons((uint16_t)atoi(argv[optind]));
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (inet_pton(AF_INET, addr, &a.sin_addr) != 1)
+		return printf("FAIL: bad address %s\n", addr), 2;
 	s = socket(AF_INET, SOCK_STREAM, 0);
 	if (connect(s, (struct sockaddr *)&a, sizeof(a)) < 0)
 		return fail("connect", errno);

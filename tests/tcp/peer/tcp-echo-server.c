@@ -3,15 +3,18 @@
  * `tcpconnect 10.0.2.2 PORT` reaches it through QEMU user networking
  * (10.0.2.2 is the host's loopback).
  *
- *   tcp-echo-server [-r] [-n CONNS] [-t SECS] PORT
+ *   tcp-echo-server [-r|-c] [-n CONNS] [-t SECS] [-a ADDR] PORT
  *
  * Serves CONNS connections (default 1) one after the other, echoing until
  * the guest closes, then closes (the guest closed first; "peer reset"
  * when a reset ended it instead: on QEMU user networking slirp turns
  * the guest's RST into a plain close, so look for the RST in the
  * capture, tcp-pcapcheck rst).  -r resets each
- * connection (SO_LINGER 0) after the first echo instead.  Gives up after
- * SECS (default 60).  Exit 0 when every connection was served.
+ * connection (SO_LINGER 0) after the first echo instead; -c closes it
+ * after the first echo (this side closes first).  Gives up after
+ * SECS (default 60).  Listens on ADDR (default 127.0.0.1; with a tap
+ * profile, the peer's address in the namespace).  Exit 0 when every
+ * connection was served.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,28 +28,36 @@
 int
 main(int argc, char **argv)
 {
-	int opt, conns = 1, secs = 60, reset = 0, one = 1, l;
+	int opt, conns = 1, secs = 60, reset = 0, first = 0, one = 1, l;
 	struct sockaddr_in a;
+	const char *addr = "127.0.0.1";
 
-	while ((opt = getopt(argc, argv, "rn:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "rcn:t:a:")) != -1) {
 		if (opt == 'r')
 			reset = 1;
+		else if (opt == 'c')
+			first = 1;
 		else if (opt == 'n')
 			conns = atoi(optarg);
 		else if (opt == 't')
 			secs = atoi(optarg);
+		else if (opt == 'a')
+			addr = optarg;
 		else
 			return 2;
 	}
 	if (optind + 1 != argc)
-		return fprintf(stderr, "usage: tcp-echo-server [-r] [-n N] "
-		                       "[-t S] PORT\n"),
+		return fprintf(stderr, "usage: tcp-echo-server [-r|-c] [-n N] "
+		                       "[-t S] [-a ADDR] PORT\n"),
 		       2;
 	alarm((unsigned)secs);
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;
 	a.sin_port = htons((uint16_t)atoi(argv[optind]));
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (inet_pton(AF_INET, addr, &a.sin_addr) != 1)
+		return fprintf(stderr, "tcp-echo-server: bad address %s\n",
+		               addr),
+		       2;
 	l = socket(AF_INET, SOCK_STREAM, 0);
 	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(l, 8) < 0) {
@@ -76,9 +87,12 @@ main(int argc, char **argv)
 				           sizeof(lg));
 				break;
 			}
+			if (first)
+				break;
 		}
 		printf("connection %d: echoed %ld bytes, %s\n", i + 1, total,
 		       reset                          ? "reset"
+		       : first                        ? "closed first"
 		       : n < 0 && errno == ECONNRESET ? "peer reset"
 		                                      : "peer closed first");
 		fflush(stdout);
