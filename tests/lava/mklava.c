@@ -446,11 +446,11 @@ gen_stress(const char *dir, const char *prefix, const struct matrix *m,
 					    "  modref.smp: '%d'\n"
 					    "  modref.replay: 'make stress "
 					    "SEED=%s OPS=%ld SMP=%d "
-					    "CMDLINE=\"%s\"'\n",
+					    "REFMODE=%s MODREF=%s'\n",
 					    seed, rm, impl, smp, seed, ops, smp,
-					    cmd);
+					    rm, impl);
 					char *run = xasprintf(
-					    "stress lifetime -s %s -n %ld",
+					    "stress lifetime seed=%s ops=%ld",
 					    seed, ops);
 					FILE *f = open_job(dir, name);
 
@@ -466,8 +466,8 @@ gen_stress(const char *dir, const char *prefix, const struct matrix *m,
 					        "      script:\n");
 					step(f, "lifetime", run,
 					     "stress: lifetime: PASS",
-					     "stress: lifetime: FAIL|KERNEL "
-					     "PANIC|EXCEPTION");
+					     "stress: (lifetime: )?FAIL|KERNEL "
+					     "PANIC|EXCEPTION|use-after-free");
 					close_job(f, dir, name);
 					free(name);
 					free(cmd);
