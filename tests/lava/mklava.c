@@ -204,13 +204,16 @@ job_boot_kernel(FILE *f, const char *prefix, const char *cmdline, int smp,
 	        "      kernel:\n"
 	        "        image_arg: '-kernel {kernel} -append \"%s\" -smp %d",
 	        cmdline, smp);
-	/* Boot modules travel as one cpio archive (build/initrd.cpio). */
-	if (initrd)
-		fprintf(f, " -initrd {initrd}");
 	fprintf(f, "'\n        url: '%s/modref.elf'\n", prefix);
+	/*
+	 * Boot modules travel as one cpio archive (build/initrd.cpio).  LAVA
+	 * substitutes {label} only in the image_arg of an image that has
+	 * one, so the initrd carries its own.
+	 */
 	if (initrd)
 		fprintf(f,
 		        "      initrd:\n"
+		        "        image_arg: '-initrd {initrd}'\n"
 		        "        url: '%s/initrd.cpio'\n",
 		        prefix);
 	fprintf(f, "- boot:\n"
@@ -285,10 +288,10 @@ gen_ktest(const char *dir, const char *prefix)
 }
 
 /*
- * One interactive step: command, then success/failure regexes.  pexpect
- * keeps what follows a match in its buffer, so a success pattern also
- * consumes up to the next prompt: otherwise the prompt that follows the
- * success line would satisfy the next step before its command's output.
+ * One interactive step: command, then success/failure regexes.  After a
+ * success LAVA waits for the prompt itself (wait_for_prompt defaults to
+ * true), so the prompt that follows the success line is consumed there
+ * and never answers the next step.
  */
 static void
 step(FILE *f, const char *name, const char *cmd, const char *ok,
@@ -296,10 +299,7 @@ step(FILE *f, const char *name, const char *cmd, const char *ok,
 {
 	fprintf(f, "      - name: %s\n        command: '%s'\n", name, cmd);
 	if (ok)
-		fprintf(f,
-		        "        successes:\n"
-		        "        - message: '(?:%s)[\\s\\S]*?modref> '\n",
-		        ok);
+		fprintf(f, "        successes:\n        - message: '%s'\n", ok);
 	if (bad)
 		fprintf(f, "        failures:\n        - message: '%s'\n", bad);
 }
@@ -353,9 +353,11 @@ gen_lifecycle(const char *dir, const char *prefix)
 			     "rmmod: netsim: unloaded after",
 			     "rmmod: netsim: E");
 			/* The held reference's last dev_put runs the
-			 * destructor in the unloaded module: caught. */
+			 * destructor in the unloaded module: caught, and the
+			 * kernel stops there (no prompt comes back). */
 			fprintf(f, "      - name: destructor_bug_caught\n"
 			           "        command:\n"
+			           "        wait_for_prompt: false\n"
 			           "        successes:\n"
 			           "        - message: 'use-after-unload: "
 			           "instruction fetch at [0-9a-f]+: "
