@@ -55,6 +55,7 @@ kernel: $(KERNEL)
 help:
 	@echo "make run     boot modref in QEMU (SMP= MEM= NIC= CMDLINE= EXTRA_MODULES= ISO=1)"
 	@echo "make test    build everything and run the whole test suite"
+	@echo "make verify  model-check the unload protocol with larger bounds (docs/model.md)"
 	@echo "make iso     build the GRUB rescue ISO ($(ISOIMG))"
 	@echo "make debug   boot halted with the gdb stub and print the gdb command"
 	@echo "make deps    install the Debian packages modref needs"
@@ -128,6 +129,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 -include tests/stress/stress.mk
 -include tests/lava/lava.mk
 -include tests/initrd/initrd.mk
+-include model/model.mk
 
 # ---- boot modules: one archive -------------------------------------------------
 # Every module the tree builds (modloader/modules.mk's ALL_MODULES, tcp.ko)

@@ -36,12 +36,16 @@
 #ifndef SCEN
 #define SCEN 0
 #endif
-/* the base scenario's timed holder renews once (devhold -r) */
+/* the base scenario's timed holder renews once (devhold -r); PACKET 0
+ * leaves the in-flight packet out (make test's owner bound) */
 #ifndef RENEW
 #define RENEW 0
 #endif
+#ifndef PACKET
+#define PACKET 1
+#endif
 #if SCEN == 0
-#define NPROC 4
+#define NPROC (3 + PACKET)
 #elif SCEN == 3 || SCEN == 4
 #define NPROC 2
 #elif SCEN == 5
@@ -325,10 +329,12 @@ inline unreg_begin(n) {
 	dlisted = 0;
 	dunreg = 1;
 	dunreg_by = _pid + 1;
+	printf("EV unreg_begin\n");
 	notify_unregister(n)
 }
 
 inline unreg_abort() {
+	printf("EV rollback\n");
 	dunreg = 0;
 	dlisted = 1;
 	dstate = REGISTERED;
@@ -512,6 +518,7 @@ proctype tcp_peer()
 /* ---- rmmod (modloader/unload.c) -------------------------------------- */
 inline teardown(snap) {
 	lock(module_mutex);
+	printf("EV teardown\n");
 	mlisted = 0;
 	unlock(module_mutex);
 	synchronize_rcu(snap);
@@ -526,6 +533,7 @@ inline teardown(snap) {
 /* the module's exit: the driver unregisters what it still has; tcp.ko
  * destroys what is left of its table (without a RST) */
 inline module_exit(r, nowait, n, snap) {
+	printf("EV exit\n");
 	module_code();
 	if
 	:: slot ->
@@ -573,7 +581,8 @@ proctype rmmod(bool nowait; bool ctrlc)
 		printf("EV ebusy_going\n");
 		goto out
 #else
-		gone = 1
+		gone = 1;
+		printf("EV found_gone\n")
 #endif
 	:: mstate == GOING ->
 		unlock(module_mutex); printf("EV ebusy_going\n"); goto out
@@ -581,6 +590,7 @@ proctype rmmod(bool nowait; bool ctrlc)
 		unlock(module_mutex); printf("EV eperm\n"); goto out
 	:: mstate == LIVE && REFMODE != R_PINNED ->
 		mstate = GOING;
+		printf("EV going\n");
 #if !FIXED
 		if
 		:: nowait ->
@@ -655,6 +665,7 @@ proctype rmmod(bool nowait; bool ctrlc)
 	fi;
 	module_exit(r, nowait, n, snap);
 	mstate = GONE;
+	printf("EV gone\n");
 	teardown(snap);
 	printf("EV unloaded\n");
 out:
@@ -836,7 +847,9 @@ init {
 #if SCEN == 0
 		run devhold(RENEW);
 		run cache();
+#if PACKET
 		run packet();
+#endif
 		if
 		:: run rmmod(0, 1)
 		:: run rmmod(1, 0)
