@@ -346,6 +346,7 @@ inline unreg_abort() {
 }
 
 inline unreg_finish(n) {
+	printf("EV finish\n");
 	dev_touch();
 	dunreg = 0;
 	dstate = UNREGISTERED;
@@ -397,11 +398,11 @@ inline unregister_netdev(r, exit_nowait, n, snap) {
 		do
 		:: drefcnt <= 1 -> break
 		:: drefcnt > 1 ->
+			printf("EV unreg_waiting\n");
 			if
 			:: exit_nowait == 1 -> FAIL(nowait_waited)
 			:: else -> skip
 			fi;
-			printf("EV unreg_waiting\n");
 			if
 			:: cache_held -> lock(rtnl); notify_unregister(n); unlock(rtnl)
 			:: drefcnt <= 1 -> skip
