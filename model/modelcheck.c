@@ -290,8 +290,11 @@ static const struct {
     {"freed_failed_init",
      "rmmod: e1000: freed (its init had failed)   # a second teardown"},
     {"unloaded", "rmmod: e1000: unloaded after N ms"},
-    {"netdel", "[kernel thread] unregister_netdev(eth0): `netsim del` from a "
-               "ktest thread"},
+    {"netdel", "modref> netsim del eth0  # (another thread): "
+               "unregister_netdev(eth0)"},
+    {"netdel_ebusy", "netsim: EBUSY: eth0: already being unregistered (rmmod)"},
+    {"netdel_refused", "netsim del: the module is GOING, the command does "
+                       "not run"},
     {"going", "e1000 is GOING (try_module_get fails from here)"},
     {"found_gone", "finds e1000 GONE and takes it for a failed init: tears it "
                    "down too"},
@@ -305,8 +308,7 @@ static const struct {
     {"cache_flush", "[net] NETDEV_UNREGISTER: the ARP entry lets go of eth0"},
     {"packet_hold", "[net] an in-flight packet holds a reference on eth0 "
                     "(its lookup found eth0 listed)"},
-    {"finish", "unregister_netdev(eth0) finishes: drops the base reference, "
-               "runs the destructor"},
+    {"finish", "unregister_netdev(eth0) finishes: drops the base reference"},
     {"unreg_waiting",
      "unregister_netdev: waiting for eth0 to become free. Usage count = N"},
     {"unregistered", "eth0: unregistered (driver e1000)"},

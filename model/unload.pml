@@ -216,9 +216,9 @@ byte dstate = REGISTERED;
 bool dlisted = 1;    /* on netdev_list: lookups find it */
 bool dunreg = 0;     /* on netdev_unreg_list */
 byte dunreg_by = 0;  /* _pid+1 of the caller that began its unregister */
+bool dunreg_rmmod;   /* begun by rmmod's quiesce (dev->unreg_by_rmmod) */
 byte drefcnt = 1;    /* the base reference: the registration */
 bool dfreed = 0;
-bool dfinished = 0;  /* unregister_netdev's finish (and destructor) done */
 bool dup = 1;        /* IFF_UP: `ip link set eth0 up` ran */
 bool was_up = 0;
 bool in_xmit = 0;    /* a transmit inside the driver (xmit_lock) */
@@ -335,6 +335,7 @@ inline unreg_begin(n) {
 
 inline unreg_abort() {
 	printf("EV rollback\n");
+	dunreg_rmmod = 0;
 	dunreg = 0;
 	dlisted = 1;
 	dstate = REGISTERED;
@@ -361,7 +362,6 @@ inline unreg_finish(n) {
 	drefcnt--;
 	destructor();
 #endif
-	dfinished = 1;
 	n = 0
 }
 
@@ -374,15 +374,8 @@ inline unregister_netdev(r, exit_nowait, n, snap) {
 		:: dstate == REGISTERED -> unreg_begin(n); unlock(rtnl); break
 #if FIXED
 		:: dstate == UNREGISTERING && dunreg_by != _pid + 1 ->
-			/* another caller owns this unregister: wait until it
-			 * ends, never finish it a second time; if it was
-			 * rolled back (Ctrl-C), start over */
-			unlock(rtnl);
-			(dstate == REGISTERED || dfinished);
-			if
-			:: dstate == REGISTERED -> skip
-			:: else -> r = 2; break
-			fi
+			/* another thread began it and finishes it: EBUSY */
+			unlock(rtnl); r = 2; break
 		:: dstate == UNREGISTERING && dunreg_by == _pid + 1 ->
 			unlock(rtnl); break
 #else
@@ -423,7 +416,7 @@ inline quiesce(n) {
 #if HAS_DEV
 	lock(rtnl);
 	if
-	:: dstate == REGISTERED -> unreg_begin(n)
+	:: dstate == REGISTERED -> unreg_begin(n); dunreg_rmmod = 1
 	:: else -> skip
 	fi;
 	unlock(rtnl)
@@ -432,17 +425,32 @@ inline quiesce(n) {
 #endif
 }
 
-/* netdev_module_can_unload + busy_reason: busy = 0 if rmmod may go on */
-inline can_unload(busy, n) {
-#if REFMODE == R_LEGACY || !HAS_DEV
+/* netdev_module_can_unload + busy_reason: busy = 0 if rmmod may go on;
+ * release: also the refcount's unload check (try_release), else a look */
+inline can_unload(busy, n, release) {
 	busy = 0;
-#else
+#if HAS_DEV
 	lock(rtnl);
+#if FIXED
+	/* another thread's unregister of our device: wait for it to end */
 	if
-	:: dlisted && drefcnt > 1 -> busy = 1
-	:: dunreg && drefcnt > 1 -> busy = 1; notify_unregister(n)
-	:: else -> busy = 0
+	:: dunreg && !dunreg_rmmod -> busy = 1
+	:: else -> skip
 	fi;
+#endif
+#if REFMODE != R_LEGACY
+	if
+	:: busy -> skip
+	:: !busy && dlisted && drefcnt > 1 -> busy = 1
+#if FIXED
+	:: !busy && dunreg && dunreg_rmmod && drefcnt > 1 ->
+#else
+	:: !busy && dunreg && drefcnt > 1 ->
+#endif
+		busy = 1; notify_unregister(n)
+	:: else -> skip
+	fi;
+#endif
 	unlock(rtnl);
 #endif
 #if SCEN == 4
@@ -452,7 +460,8 @@ inline can_unload(busy, n) {
 	fi;
 #endif
 	if
-	:: !busy -> try_release(busy)
+	:: !busy && release -> try_release(busy)
+	:: !busy && !release -> busy = (MCOUNT != 0)
 	:: else -> skip
 	fi
 }
@@ -462,7 +471,7 @@ inline resume(n) {
 	lock(rtnl);
 	if
 #if FIXED
-	:: dunreg && dunreg_by == _pid + 1 -> unreg_abort()
+	:: dunreg && dunreg_rmmod -> unreg_abort()
 #else
 	:: dunreg -> unreg_abort()
 #endif
@@ -517,8 +526,8 @@ proctype tcp_peer()
 #endif
 
 /* ---- rmmod (modloader/unload.c) -------------------------------------- */
-inline teardown(snap) {
-	lock(module_mutex);
+/* module_teardown_locked: module_mutex held, dropped */
+inline teardown_locked(snap) {
 	printf("EV teardown\n");
 	mlisted = 0;
 	unlock(module_mutex);
@@ -556,12 +565,43 @@ inline module_exit(r, nowait, n, snap) {
 	skip
 }
 
+/* abandon()/rollback(): the old code makes the module LIVE, then calls
+ * resume; the fixed one resumes first, so a LIVE module always works */
+inline rollback(n) {
+#if FIXED
+	module_code();
+	resume(n);
+	lock(module_mutex);
+	mstate = LIVE;
+	unlock(module_mutex)
+#else
+	lock(module_mutex);
+	mstate = LIVE;
+	unlock(module_mutex);
+	module_code();
+	resume(n)
+#endif
+}
+
+/* rmmod's 10 ms poll, as a wait: true in every state in which
+ * can_unload and the count could say "free" (or a cache is to be told
+ * again), so no outcome of a poll is lost */
+#if SCEN == 4
+#define MAYBE_FREE (MCOUNT == 0 && pcbs == 0)
+#elif REFMODE == R_LEGACY
+#define MAYBE_FREE (MCOUNT == 0 && (!FIXED || !dunreg || dunreg_rmmod))
+#else
+#define MAYBE_FREE                                                      \
+	((drefcnt <= 1 && MCOUNT == 0 && (!FIXED || !dunreg || dunreg_rmmod)) \
+	 || cache_held)
+#endif
+
 /* nowait: 0 wait, 1 -n; ctrlc: may press Ctrl-C while waiting */
 proctype rmmod(bool nowait; bool ctrlc)
 {
 	byte r = 0, n = 0;
 	int snap = 0;
-	bool busy = 0, began = 0, gone = 0;
+	bool busy = 0, began = 0;
 	short psum = 0;
 
 	if
@@ -576,15 +616,18 @@ proctype rmmod(bool nowait; bool ctrlc)
 	/* begin() */
 	if
 	:: mstate == GONE ->
+		/* a kept failed-init module, begin() says; in the old code
+		 * also one that another rmmod is tearing down */
+		printf("EV found_gone\n");
 #if FIXED
-		/* not a kept failed-init module: somebody else unloads it */
-		unlock(module_mutex);
-		printf("EV ebusy_going\n");
-		goto out
+		teardown_locked(snap);    /* before the mutex is dropped */
 #else
-		gone = 1;
-		printf("EV found_gone\n")
+		unlock(module_mutex);
+		lock(module_mutex);
+		teardown_locked(snap);
 #endif
+		printf("EV freed_failed_init\n");
+		goto out
 	:: mstate == GOING ->
 		unlock(module_mutex); printf("EV ebusy_going\n"); goto out
 	:: mstate == LIVE && REFMODE == R_PINNED ->
@@ -592,82 +635,73 @@ proctype rmmod(bool nowait; bool ctrlc)
 	:: mstate == LIVE && REFMODE != R_PINNED ->
 		mstate = GOING;
 		printf("EV going\n");
-#if !FIXED
 		if
 		:: nowait ->
-			can_unload(busy, n);
+			/* old: the check that decides; fixed: a look only */
+			can_unload(busy, n, !FIXED);
 			if
 			:: busy -> mstate = LIVE
 			:: else -> skip
 			fi
 		:: else -> skip
 		fi
-#endif
 	fi;
 	unlock(module_mutex);
-	if
-	:: gone -> teardown(snap); printf("EV freed_failed_init\n"); goto out
-	:: else -> skip
-	fi;
-#if !FIXED
 	if
 	:: nowait && busy -> printf("EV ebusy\n"); goto out
 	:: else -> skip
 	fi;
-#endif
-	/* quiesce (also for -n with the fix), then wait or check once */
-#if !FIXED
 	if
-	:: !nowait ->
-#endif
+	:: nowait ->
+#if FIXED
+		/* nowait_quiesced(): quiesce, then check once more */
 		module_code();
 		quiesce(n);
 		began = (dunreg_by == _pid + 1);
-#if !FIXED
-	:: else -> skip
-	fi;
+		can_unload(busy, n, 1);
+		if
+		:: busy -> rollback(n); printf("EV ebusy\n"); goto out
+		:: else -> skip
+		fi
+#else
+		skip
 #endif
-	if
-	:: !nowait || FIXED ->
+	:: !nowait ->
+		module_code();
+		quiesce(n);
+		began = (dunreg_by == _pid + 1);
 		do
-		:: can_unload(busy, n);
+		:: can_unload(busy, n, 1);
 			if
 			:: !busy -> break
-			:: busy && nowait ->
-				/* FIXED -n: checked once after quiesce: roll back */
-				mstate = LIVE; module_code(); resume(n);
-				printf("EV ebusy\n");
-				goto out
-			:: busy && !nowait ->
+			:: busy ->
 				printf("EV rmmod_waiting\n");
 				if
 				:: ctrlc ->
 					ctrlc = 0;
 					printf("EV ctrlc\n");
-					/* abandon(): LIVE, then the resume hook */
-					lock(module_mutex);
-					mstate = LIVE;
-					unlock(module_mutex);
-					module_code();
-					resume(n);
+					rollback(n);
 					printf("EV eintr\n");
 					goto out
 				:: !ctrlc || 1 ->
 					/* sleep until something may have changed */
-#if SCEN == 4
-					(MCOUNT == 0 && pcbs == 0)
-#else
-					(drefcnt <= 1 && MCOUNT == 0) || cache_held
-#endif
+					MAYBE_FREE
 				fi
 			fi
 		od
-	:: else -> skip
 	fi;
 	module_exit(r, nowait, n, snap);
+#if FIXED
+	lock(module_mutex);
 	mstate = GONE;
 	printf("EV gone\n");
-	teardown(snap);
+	teardown_locked(snap);   /* GONE and unlisted in one hold */
+#else
+	mstate = GONE;           /* set_state without the mutex */
+	printf("EV gone\n");
+	lock(module_mutex);
+	teardown_locked(snap);
+#endif
 	printf("EV unloaded\n");
 out:
 	rm_end = 1;
@@ -687,9 +721,9 @@ proctype devhold(bool renew)
 	dev_get_by_name(ok);
 	if
 	:: ok ->
+		printf("EV devhold\n");
 		dev_hold();
 		dev_put(n);
-		printf("EV devhold\n");
 		if
 		:: renew ->
 			dev_get_by_name(ok);
@@ -750,19 +784,27 @@ proctype packet()
 	ndone++
 }
 
-/* netsim del eth0 from a kernel thread: a direct unregister_netdev that
- * does not hold the module (the ktest thread of issue 10, race 2). */
+/* netsim del eth0: a module command, so the shell holds netsim while it
+ * runs (a ktest thread calling the command does the same); its
+ * unregister_netdev is a direct one, not rmmod's (race 2 of issue 10). */
 proctype netdel()
 {
 	byte r = 0, n = 0;
 	int snap = 0;
+	bool ok;
 
+	printf("EV netdel\n");
+	try_module_get(ok);
 	if
-	:: slot ->
-		printf("EV netdel\n");
+	:: ok && slot ->
 		unregister_netdev(r, 0, n, snap);
-		slot = 0
-	:: else -> skip
+		if
+		:: r == 0 -> slot = 0
+		:: else -> printf("EV netdel_ebusy\n")
+		fi;
+		module_put()
+	:: ok && !slot -> module_put()
+	:: !ok -> printf("EV netdel_refused\n")
 	fi;
 	ndone++
 }
