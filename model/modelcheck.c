@@ -656,6 +656,17 @@ static const struct check race_checks[] = {
     {"race3-tcp-fixed", 0, 1, 1, 4, NULL, NULL, NULL, false},
 };
 
+/* Each mechanism of the protocol taken out in turn: SPIN must find what
+ * it is there for (docs/model.md, "Ablations"). */
+static const struct check ablation_checks[] = {
+    {"no-unregsync", 0, 1, 1, 0, "-DNO_UNREGSYNC=1", "-DNO_UNREGSYNC=1",
+     "dev_uaf", false},
+    {"no-recheck", 0, 1, 1, 0, "-DNO_RECHECK=1", "-DNO_RECHECK=1",
+     "nowait_waited", false},
+    {"no-renotify", 0, 1, 1, 0, "-DNO_RENOTIFY=1", "-DNO_RENOTIFY=1",
+     "deadlock", false},
+};
+
 #define CHECK_CASE(arr, i, fn)                                                 \
 	static void fn(struct kt *t)                                           \
 	{                                                                      \
@@ -681,6 +692,9 @@ CHECK_CASE(race_checks, 4, race3_old)
 CHECK_CASE(race_checks, 5, race3_fixed)
 CHECK_CASE(race_checks, 6, race3_tcp_old)
 CHECK_CASE(race_checks, 7, race3_tcp_fixed)
+CHECK_CASE(ablation_checks, 0, no_unregsync)
+CHECK_CASE(ablation_checks, 1, no_recheck)
+CHECK_CASE(ablation_checks, 2, no_renotify)
 
 static const struct kt_case refmode_cases[] = {
     KT_CASE(wait_atomic),   KT_CASE(wait_percpu),
@@ -700,15 +714,23 @@ static const struct kt_case race_cases[] = {
     KT_CASE(race2_fixed),   KT_CASE(race3_old),       KT_CASE(race3_fixed),
     KT_CASE(race3_tcp_old), KT_CASE(race3_tcp_fixed), KT_END,
 };
+static const struct kt_case ablation_cases[] = {
+    KT_CASE(no_unregsync),
+    KT_CASE(no_recheck),
+    KT_CASE(no_renotify),
+    KT_END,
+};
 static const struct kt_suite refmode_suite = {"model_refmode", refmode_cases};
 static const struct kt_suite console_suite = {"model_console", console_cases};
 static const struct kt_suite race_suite = {"model_races", race_cases};
+static const struct kt_suite ablation_suite = {"model_ablation",
+                                               ablation_cases};
 
 int
 main(int argc, char **argv)
 {
 	static const struct kt_suite *const suites[] = {
-	    &refmode_suite, &console_suite, &race_suite};
+	    &refmode_suite, &console_suite, &race_suite, &ablation_suite};
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--verify") == 0) {
@@ -732,5 +754,5 @@ main(int argc, char **argv)
 		    MODEL);
 		return 2;
 	}
-	return kt_run(suites, 3);
+	return kt_run(suites, 4);
 }

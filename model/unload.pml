@@ -44,6 +44,23 @@
 #ifndef PACKET
 #define PACKET 1
 #endif
+/* Ablations (each 1 removes one mechanism, to show it is needed):
+ *   NO_GRACE     teardown frees the module without synchronize_rcu
+ *   NO_UNREGSYNC unregister counts references without synchronize_rcu
+ *   NO_RECHECK   try_dev_hold does not test REGISTERED after its increment
+ *   NO_RENOTIFY  NETDEV_UNREGISTER is sent once, never again */
+#ifndef NO_GRACE
+#define NO_GRACE 0
+#endif
+#ifndef NO_UNREGSYNC
+#define NO_UNREGSYNC 0
+#endif
+#ifndef NO_RECHECK
+#define NO_RECHECK 0
+#endif
+#ifndef NO_RENOTIFY
+#define NO_RENOTIFY 0
+#endif
 #if SCEN == 0
 #define NPROC (3 + PACKET)
 #elif SCEN == 3 || SCEN == 4
@@ -285,7 +302,7 @@ inline dev_get_by_name(ok) {
 #endif
 			drefcnt++;
 			if
-			:: dstate != REGISTERED ->
+			:: dstate != REGISTERED && !NO_RECHECK ->
 				drefcnt--;
 #if REFMODE == R_OWNER
 				module_put();
@@ -387,7 +404,9 @@ inline unregister_netdev(r, exit_nowait, n, snap) {
 	if
 	:: r == 0 ->
 #if REFMODE != R_LEGACY
+#if !NO_UNREGSYNC
 		synchronize_rcu(snap);
+#endif
 		do
 		:: drefcnt <= 1 -> break
 		:: drefcnt > 1 ->
@@ -397,7 +416,8 @@ inline unregister_netdev(r, exit_nowait, n, snap) {
 			:: else -> skip
 			fi;
 			if
-			:: cache_held -> lock(rtnl); notify_unregister(n); unlock(rtnl)
+			:: cache_held && !NO_RENOTIFY ->
+				lock(rtnl); notify_unregister(n); unlock(rtnl)
 			:: drefcnt <= 1 -> skip
 			fi
 		od;
@@ -447,7 +467,11 @@ inline can_unload(busy, n, release) {
 #else
 	:: !busy && dunreg && drefcnt > 1 ->
 #endif
-		busy = 1; notify_unregister(n)
+		busy = 1;
+		if
+		:: !NO_RENOTIFY -> notify_unregister(n)
+		:: else -> skip
+		fi
 	:: else -> skip
 	fi;
 #endif
@@ -531,7 +555,9 @@ inline teardown_locked(snap) {
 	printf("EV teardown\n");
 	mlisted = 0;
 	unlock(module_mutex);
+#if !NO_GRACE
 	synchronize_rcu(snap);
+#endif
 	lock(module_mutex);
 	if
 	:: mfreed -> FAIL(double_teardown)
@@ -593,7 +619,7 @@ inline rollback(n) {
 #else
 #define MAYBE_FREE                                                      \
 	((drefcnt <= 1 && MCOUNT == 0 && (!FIXED || !dunreg || dunreg_rmmod)) \
-	 || cache_held)
+	 || (cache_held && !NO_RENOTIFY))
 #endif
 
 /* nowait: 0 wait, 1 -n; ctrlc: may press Ctrl-C while waiting */
