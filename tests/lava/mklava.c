@@ -191,16 +191,19 @@ job_head(FILE *f, const char *name, int minutes, const char *meta)
  * then boot.  -smp and -m come after the device's options, and QEMU takes
  * the last of each.
  */
+/* Every job deploys its images to the worker's tmpfs first. */
+static const char deploy_head[] = "actions:\n"
+                                  "- deploy:\n"
+                                  "    to: tmpfs\n"
+                                  "    timeout: {minutes: 2}\n"
+                                  "    images:\n";
+
 static void
 job_boot_kernel(FILE *f, const char *prefix, const char *cmdline, int smp,
                 int initrd, int prompt)
 {
+	fputs(deploy_head, f);
 	fprintf(f,
-	        "actions:\n"
-	        "- deploy:\n"
-	        "    to: tmpfs\n"
-	        "    timeout: {minutes: 2}\n"
-	        "    images:\n"
 	        "      kernel:\n"
 	        "        image_arg: '-kernel {kernel} -append \"%s\" -smp %d",
 	        cmdline, smp);
@@ -391,12 +394,8 @@ gen_iso(const char *dir, const char *prefix)
 	FILE *f = open_job(dir, "iso");
 
 	job_head(f, "iso", 10, "  modref.replay: 'make run ISO=1'\n");
+	fputs(deploy_head, f);
 	fprintf(f,
-	        "actions:\n"
-	        "- deploy:\n"
-	        "    to: tmpfs\n"
-	        "    timeout: {minutes: 2}\n"
-	        "    images:\n"
 	        "      iso:\n"
 	        "        image_arg: '-cdrom {iso} -boot d'\n"
 	        "        url: '%s/modref.iso'\n"
