@@ -131,16 +131,15 @@ pick_owner(void)
 
 /* "modref=atomic": how a parameter was set, for the report. */
 static const char *
-booted_with(const char *name)
+booted_with(const char *name, char *buf, size_t size)
 {
-	static char buf[48];
 	char v[24];
 	const struct bootparam *p = bootparam_find(name);
 
 	if (p == NULL)
 		return "";
 	bootparam_format(p, v, sizeof(v));
-	snprintf(buf, sizeof(buf), "%s=%s", name, v);
+	snprintf(buf, size, "%s=%s", name, v);
 	return buf;
 }
 
@@ -159,6 +158,7 @@ bench_single(struct net_device *dev, struct module *owner, int nv,
              unsigned pairs)
 {
 	uint64_t samples[NVARIANTS][ROUNDS], med[NVARIANTS];
+	char mr[32];
 
 	for (int r = 0; r < ROUNDS; r++)
 		for (int v = 0; v < nv; v++)
@@ -166,7 +166,7 @@ bench_single(struct net_device *dev, struct module *owner, int nv,
 	kprintf("bench: devref: %u hold/put pairs per round, %d rounds, "
 	        "median TSC cycles and ns per pair (ratio to wait/atomic); "
 	        "%s\n",
-	        pairs, ROUNDS, booted_with("modref"));
+	        pairs, ROUNDS, booted_with("modref", mr, sizeof(mr)));
 	for (int v = 0; v < nv; v++)
 		med[v] = median(samples[v], ROUNDS);
 	for (int v = 0; v < nv; v++) {
@@ -274,6 +274,7 @@ bench_contended(struct net_device *dev, struct module *owner, int nv,
 	static const int counts[] = {1, 2, 4, 8};
 	uint64_t wall[4][NVARIANTS][CROUNDS];
 	int cpu[MAX_CPUS], ncpu = 0, nc = 0;
+	char mr[32], dr[32];
 
 	/* This CPU first: the calling thread is worker 0. */
 	cpu[ncpu++] = cpu_id();
@@ -298,8 +299,8 @@ bench_contended(struct net_device *dev, struct module *owner, int nv,
 	kprintf("bench: devref-contended: %u pairs per CPU per round, %d "
 	        "rounds, %d CPUs online, one device; median cycles per pair "
 	        "on each CPU, total rate, speedup over 1 CPU; %s %s\n",
-	        pairs, CROUNDS, ncpu, booted_with("modref"),
-	        booted_with("devref"));
+	        pairs, CROUNDS, ncpu, booted_with("modref", mr, sizeof(mr)),
+	        booted_with("devref", dr, sizeof(dr)));
 	for (int v = 0; v < nv; v++) {
 		uint64_t one;
 
