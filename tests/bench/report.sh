@@ -57,7 +57,7 @@ awk '/^bench: boot: / {
 awk '
 FNR == 1 { m = FILENAME ~ /percpu/ ? 2 : 1 }
 /^modcycle: [a-z0-9_]+: [0-9]+ cycles in / {
-	mod = $2; sub(/:$/, "", mod); rate = $7; sub(/\/s,?$/, "", rate)
+	mod = $2; sub(/:$/, "", mod); rate = $8; sub(/\/s,?$/, "", rate)
 	c[mod, m] = rate; if (!(mod in seen)) { seen[mod] = 1; order[n++] = mod }
 }
 END { for (i = 0; i < n; i++) print order[i], c[order[i], 1], c[order[i], 2] }
@@ -100,6 +100,7 @@ set xlabel "CPUs"
 set ylabel "thousand pairs/s, all CPUs together"
 set logscale x 2
 set xtics (1, 2, 4, 8)
+set xrange [0.8:10]
 plot "contended.dat" using 1:2 title "wait/atomic" lw 2, \
      "" using 1:4 title "wait/percpu" lw 2, \
      "" using 1:6 title "owner" lw 2
