@@ -218,11 +218,19 @@ test: deps all iso $(INITRD_TESTS)
 # build/bench/report.md (docs/bench.md).  gnuplot is installed here, not
 # by make deps: make test does not need it.
 BENCH_BOOTS ?= 7
+BENCH_TYPED ?= 30
+BENCH_TYPED_MODES := wait/atomic wait/percpu owner/atomic owner/percpu legacy/atomic
 bench: deps all $(BENCH_FLOOR)
 	@command -v gnuplot >/dev/null || $(SUDO) apt-get install -y gnuplot-nox
 	@rm -rf $(BUILD)/bench/logs && mkdir -p $(BUILD)/bench/logs
 	$(HOSTBIN)/modref-harness test -j 1 --logs $(BUILD)/bench/logs tests/bench
 	$(HOSTBIN)/bench-boot -n $(BENCH_BOOTS) $(KERNEL) $(BENCH_FLOOR) | tee $(BUILD)/bench/boot.txt
+	@: > $(BUILD)/bench/typed.txt; for m in $(BENCH_TYPED_MODES); do \
+		$(HOSTBIN)/bench-boot -t e1000 -c $(BENCH_TYPED) \
+			-a "netautoload=0 refmode=$${m%%/*} modref=$${m##*/}" \
+			-i $(BUILD)/modules/e1000.ko -e -nic -e user,model=e1000 \
+			$(KERNEL) >> $(BUILD)/bench/typed.txt || exit 1; \
+	done; grep '^bench: typed:' $(BUILD)/bench/typed.txt
 	tests/bench/report.sh $(BUILD)/bench
 
 format:

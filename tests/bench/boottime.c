@@ -1,13 +1,24 @@
 /*
- * bench-boot: how long QEMU takes from its start to modref's first serial
- * byte and to the shell prompt, against the floor QEMU itself sets: an
- * empty multiboot kernel (tests/bench/floor.S) that prints one byte and
- * powers off.  Runs alternate between the two, so that a drifting load
- * on the machine hits both alike; every run is printed, then the
- * medians.  Host CLOCK_MONOTONIC, taken as the bytes arrive on QEMU's
- * stdout pipe.
+ * bench-boot: host-side timing of modref in QEMU, from the host's
+ * CLOCK_MONOTONIC as bytes arrive on QEMU's stdout pipe.
  *
  *   bench-boot [-n RUNS] [-q QEMU] [-s SMP] KERNEL FLOOR
+ *     QEMU start to modref's first serial byte and to the shell prompt,
+ *     against the floor QEMU itself sets: an empty multiboot kernel
+ *     (tests/bench/floor.S) that prints one byte and powers off.  Runs
+ *     alternate between the two, so that a drifting load on the machine
+ *     hits both alike; every run is printed, then the medians.
+ *
+ *   bench-boot -t MODULE -c N [-a CMDLINE] [-i FILES] [-q QEMU] [-s SMP]
+ *              KERNEL
+ *     insmod MODULE / rmmod MODULE typed at the console N times, as a
+ *     user would: each command timed from the newline written to the
+ *     next prompt.  Prints every cycle, the rate and the latency
+ *     distributions (min, median, 90th percentile, max).  FILES go to
+ *     QEMU's -initrd (comma-separated module files).
+ *
+ * -e ARG passes one more argument to QEMU (up to 8), e.g. -e -nic
+ * -e user,model=e1000.
  */
 #include <errno.h>
 #include <poll.h>
@@ -19,9 +30,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_RUNS 100
-#define PROMPT   "modref> "
-#define LIMIT_MS 120000.0
+#define MAX_RUNS   1000
+#define PROMPT     "modref> "
+#define LIMIT_MS   120000.0
+#define OUTPUT_MAX 65536
 
 static double
 now_ms(void)
@@ -32,90 +44,160 @@ now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-struct boot {
-	double first; /* ms from the start to the first byte */
-	double end;   /* to the prompt (modref) or QEMU's exit (floor) */
+struct guest {
+	pid_t pid;
+	int in, out; /* QEMU's stdin (we write), stdout (we read) */
+	double t0;   /* when it was started */
+	double first;
+	char tail[sizeof(PROMPT)];
+	char text[OUTPUT_MAX]; /* output since the last command */
+	size_t len;
 };
 
-/* Start QEMU on kernel; 0 and the times, or -1 with a reason printed. */
-static int
-boot_once(const char *qemu, const char *smp, const char *kernel,
-          int want_prompt, struct boot *b)
-{
-	int in[2], out[2], status;
-	char buf[4096], tail[sizeof(PROMPT)] = "";
-	double t0;
-	pid_t pid;
+struct qemu_opts {
+	const char *qemu, *smp, *append, *initrd;
+	const char *extra[8]; /* more QEMU arguments (-e) */
+	int nextra;
+};
 
+static int
+guest_start(struct guest *g, const struct qemu_opts *o, const char *kernel)
+{
+	int in[2], out[2];
+
+	memset(g, 0, sizeof(*g));
+	g->first = -1;
 	if (pipe(in) < 0 || pipe(out) < 0) {
 		perror("bench-boot: pipe");
 		return -1;
 	}
-	t0 = now_ms();
-	pid = fork();
-	if (pid < 0) {
+	g->t0 = now_ms();
+	g->pid = fork();
+	if (g->pid < 0) {
 		perror("bench-boot: fork");
 		return -1;
 	}
-	if (pid == 0) {
+	if (g->pid == 0) {
+		const char *argv[40];
+		int n = 0;
+
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
-		execlp(qemu, qemu, "-machine", "pc", "-accel", "tcg",
-		       "-nodefaults", "-display", "none", "-no-reboot",
-		       "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
-		       "-smp", smp, "-m", "128M", "-kernel", kernel, "-append",
-		       "", "-serial", "stdio", "-monitor", "none",
-		       (char *)NULL);
+		argv[n++] = o->qemu;
+		argv[n++] = "-machine";
+		argv[n++] = "pc";
+		argv[n++] = "-accel";
+		argv[n++] = "tcg";
+		argv[n++] = "-nodefaults";
+		argv[n++] = "-display";
+		argv[n++] = "none";
+		argv[n++] = "-no-reboot";
+		argv[n++] = "-device";
+		argv[n++] = "isa-debug-exit,iobase=0xf4,iosize=0x04";
+		argv[n++] = "-smp";
+		argv[n++] = o->smp;
+		argv[n++] = "-m";
+		argv[n++] = "128M";
+		argv[n++] = "-kernel";
+		argv[n++] = kernel;
+		argv[n++] = "-append";
+		argv[n++] = o->append;
+		if (o->initrd != NULL) {
+			argv[n++] = "-initrd";
+			argv[n++] = o->initrd;
+		}
+		for (int i = 0; i < o->nextra; i++)
+			argv[n++] = o->extra[i];
+		argv[n++] = "-serial";
+		argv[n++] = "stdio";
+		argv[n++] = "-monitor";
+		argv[n++] = "none";
+		argv[n] = NULL;
+		execvp(o->qemu, (char **)argv);
 		perror("bench-boot: exec");
 		_exit(127);
 	}
 	close(in[0]);
 	close(out[1]);
-	b->first = b->end = -1;
+	g->in = in[1];
+	g->out = out[0];
+	return 0;
+}
+
+/* Read until the prompt (prompt != 0) or QEMU's end of output.  Returns
+ * the time it came (ms since the start), or -1. */
+static double
+guest_wait(struct guest *g, int prompt)
+{
+	char buf[4096];
+	double limit = now_ms() + LIMIT_MS;
+
 	for (;;) {
-		struct pollfd p = {.fd = out[0], .events = POLLIN};
-		int left = (int)(LIMIT_MS - (now_ms() - t0));
+		struct pollfd p = {.fd = g->out, .events = POLLIN};
+		int left = (int)(limit - now_ms());
 		ssize_t n;
 
 		if (left <= 0 || poll(&p, 1, left) <= 0) {
-			fprintf(stderr, "bench-boot: %s: no %s after %.0f s\n",
-			        kernel, b->first < 0 ? "output" : "prompt",
+			fprintf(stderr, "bench-boot: no %s after %.0f s\n",
+			        g->first < 0 ? "output" : "prompt",
 			        LIMIT_MS / 1e3);
-			kill(pid, SIGKILL);
-			break;
+			return -1;
 		}
-		n = read(out[0], buf, sizeof(buf));
+		n = read(g->out, buf, sizeof(buf));
 		if (n <= 0)
-			break;
-		if (b->first < 0)
-			b->first = now_ms() - t0;
-		if (!want_prompt || b->end >= 0)
-			continue;
-		/* The prompt may arrive split across reads: search the
-		 * last few bytes of the previous read plus this one. */
+			return prompt ? -1 : now_ms() - g->t0;
+		if (g->first < 0)
+			g->first = now_ms() - g->t0;
 		for (ssize_t i = 0; i < n; i++) {
-			size_t l = strlen(tail);
+			size_t l = strlen(g->tail);
 
+			if (g->len < sizeof(g->text) - 1)
+				g->text[g->len++] = buf[i];
+			g->text[g->len] = '\0';
+			/* The prompt may arrive split across reads. */
 			if (l == sizeof(PROMPT) - 1)
-				memmove(tail, tail + 1, l--);
-			tail[l] = buf[i];
-			tail[l + 1] = '\0';
-			if (strcmp(tail, PROMPT) == 0) {
-				b->end = now_ms() - t0;
-				if (write(in[1], "poweroff\n", 9) != 9)
-					kill(pid, SIGKILL);
-				break;
-			}
+				memmove(g->tail, g->tail + 1, l--);
+			g->tail[l] = buf[i];
+			g->tail[l + 1] = '\0';
+			if (prompt && strcmp(g->tail, PROMPT) == 0)
+				return now_ms() - g->t0;
 		}
 	}
-	if (!want_prompt && b->first >= 0)
-		b->end = now_ms() - t0;
-	close(in[1]);
-	close(out[0]);
-	waitpid(pid, &status, 0);
-	return b->first >= 0 && b->end >= 0 ? 0 : -1;
+}
+
+/* Type a command; the time until the next prompt in ms, or -1. */
+static double
+guest_type(struct guest *g, const char *cmd)
+{
+	size_t n = strlen(cmd);
+	double t;
+
+	g->len = 0;
+	g->text[0] = '\0';
+	t = now_ms();
+	if (write(g->in, cmd, n) != (ssize_t)n || write(g->in, "\n", 1) != 1)
+		return -1;
+	return guest_wait(g, 1) < 0 ? -1 : now_ms() - t;
+}
+
+static void
+guest_end(struct guest *g, int poweroff)
+{
+	int status;
+
+	if (poweroff) {
+		if (write(g->in, "poweroff\n", 9) != 9)
+			kill(g->pid, SIGKILL);
+	} else {
+		kill(g->pid, SIGKILL);
+	}
+	close(g->in);
+	while (read(g->out, g->text, sizeof(g->text)) > 0)
+		;
+	close(g->out);
+	waitpid(g->pid, &status, 0);
 }
 
 static int
@@ -126,60 +208,157 @@ cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sorts v. */
 static double
-median(const struct boot *v, int n, int end)
+quantile(double *v, int n, double q)
 {
-	double x[MAX_RUNS];
+	int i = (int)(q * (n - 1) + 0.5);
 
-	for (int i = 0; i < n; i++)
-		x[i] = end ? v[i].end : v[i].first;
-	qsort(x, n, sizeof(x[0]), cmp_double);
-	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	return v[i < 0 ? 0 : i >= n ? n - 1 : i];
 }
 
-int
-main(int argc, char **argv)
+static void
+print_dist(const char *what, double *v, int n)
 {
-	const char *qemu = "qemu-system-i386", *smp = "2";
-	struct boot floor[MAX_RUNS], kern[MAX_RUNS];
-	int runs = 5, c;
+	printf(" %s ms min %.2f median %.2f p90 %.2f max %.2f;", what,
+	       quantile(v, n, 0), quantile(v, n, 0.5), quantile(v, n, 0.9),
+	       quantile(v, n, 1));
+}
 
-	while ((c = getopt(argc, argv, "n:q:s:")) != -1) {
-		switch (c) {
-		case 'n':
-			runs = atoi(optarg);
-			break;
-		case 'q':
-			qemu = optarg;
-			break;
-		case 's':
-			smp = optarg;
-			break;
-		default:
-			goto usage;
-		}
-	}
-	if (argc - optind != 2 || runs < 1 || runs > MAX_RUNS)
-		goto usage;
+static double floor_first[MAX_RUNS], floor_end[MAX_RUNS];
+static double kern_first[MAX_RUNS], kern_end[MAX_RUNS];
+
+static int
+bench_boot(const struct qemu_opts *o, const char *kernel, const char *floor,
+           int runs)
+{
 	for (int i = 0; i < runs; i++) {
-		if (boot_once(qemu, smp, argv[optind + 1], 0, &floor[i]) < 0 ||
-		    boot_once(qemu, smp, argv[optind], 1, &kern[i]) < 0)
+		struct guest g;
+
+		if (guest_start(&g, o, floor) < 0)
+			return 1;
+		floor_end[i] = guest_wait(&g, 0);
+		floor_first[i] = g.first;
+		guest_end(&g, 0);
+		if (guest_start(&g, o, kernel) < 0)
+			return 1;
+		kern_end[i] = guest_wait(&g, 1);
+		kern_first[i] = g.first;
+		guest_end(&g, 1);
+		if (floor_end[i] < 0 || kern_end[i] < 0)
 			return 1;
 		printf("bench: boot-run: %d floor-first %.1f floor-exit %.1f "
 		       "modref-first %.1f modref-prompt %.1f ms\n",
-		       i + 1, floor[i].first, floor[i].end, kern[i].first,
-		       kern[i].end);
+		       i + 1, floor_first[i], floor_end[i], kern_first[i],
+		       kern_end[i]);
 		fflush(stdout);
 	}
 	printf("bench: boot: %d runs alternating, -smp %s, medians: floor "
 	       "first byte %.1f ms, exit %.1f ms; modref first byte %.1f ms, "
 	       "prompt %.1f ms (%.2fx the floor's exit)\n",
-	       runs, smp, median(floor, runs, 0), median(floor, runs, 1),
-	       median(kern, runs, 0), median(kern, runs, 1),
-	       median(kern, runs, 1) / median(floor, runs, 1));
+	       runs, o->smp, quantile(floor_first, runs, 0.5),
+	       quantile(floor_end, runs, 0.5), quantile(kern_first, runs, 0.5),
+	       quantile(kern_end, runs, 0.5),
+	       quantile(kern_end, runs, 0.5) / quantile(floor_end, runs, 0.5));
 	return 0;
+}
+
+static double ins[MAX_RUNS], rm[MAX_RUNS];
+
+static int
+bench_typed(const struct qemu_opts *o, const char *kernel, const char *mod,
+            int n)
+{
+	char insmod[96], rmmod[96], loaded[96], unloaded[96];
+	struct guest g;
+	double t0;
+
+	snprintf(insmod, sizeof(insmod), "insmod %s", mod);
+	snprintf(rmmod, sizeof(rmmod), "rmmod %s", mod);
+	snprintf(loaded, sizeof(loaded), "insmod: %s: loaded", mod);
+	snprintf(unloaded, sizeof(unloaded), "rmmod: %s: unloaded", mod);
+	if (guest_start(&g, o, kernel) < 0)
+		return 1;
+	if (guest_wait(&g, 1) < 0)
+		goto fail;
+	t0 = now_ms();
+	for (int i = 0; i < n; i++) {
+		ins[i] = guest_type(&g, insmod);
+		if (ins[i] < 0 || strstr(g.text, loaded) == NULL)
+			goto fail;
+		rm[i] = guest_type(&g, rmmod);
+		if (rm[i] < 0 || strstr(g.text, unloaded) == NULL)
+			goto fail;
+		printf("bench: typed-run: %s %d insmod %.2f rmmod %.2f ms\n",
+		       mod, i + 1, ins[i], rm[i]);
+	}
+	t0 = now_ms() - t0;
+	guest_end(&g, 1);
+	printf("bench: typed: %s (%s): %d cycles typed in %.3f s, %.1f/s;", mod,
+	       o->append, n, t0 / 1e3, n * 1e3 / t0);
+	print_dist("insmod", ins, n);
+	print_dist("rmmod", rm, n);
+	printf("\n");
+	return 0;
+fail:
+	fprintf(stderr, "bench-boot: %s: unexpected answer: %s\n", mod, g.text);
+	guest_end(&g, 0);
+	return 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct qemu_opts o = {
+	    .qemu = "qemu-system-i386", .smp = "2", .append = ""};
+	const char *typed = NULL;
+	int runs = 5, cycles = 0, c;
+
+	while ((c = getopt(argc, argv, "n:q:s:t:c:a:i:e:")) != -1) {
+		switch (c) {
+		case 'n':
+			runs = atoi(optarg);
+			break;
+		case 'q':
+			o.qemu = optarg;
+			break;
+		case 's':
+			o.smp = optarg;
+			break;
+		case 't':
+			typed = optarg;
+			break;
+		case 'c':
+			cycles = atoi(optarg);
+			break;
+		case 'a':
+			o.append = optarg;
+			break;
+		case 'i':
+			o.initrd = optarg;
+			break;
+		case 'e':
+			if (o.nextra == 8)
+				goto usage;
+			o.extra[o.nextra++] = optarg;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (typed != NULL && argc - optind == 1 && cycles >= 1 &&
+	    cycles <= MAX_RUNS)
+		return bench_typed(&o, argv[optind], typed, cycles);
+	if (typed == NULL && argc - optind == 2 && runs >= 1 &&
+	    runs <= MAX_RUNS)
+		return bench_boot(&o, argv[optind], argv[optind + 1], runs);
 usage:
-	fprintf(stderr, "usage: bench-boot [-n RUNS] [-q QEMU] [-s SMP] "
-	                "KERNEL FLOOR\n");
+	fprintf(stderr,
+	        "usage: bench-boot [-n RUNS] [-q QEMU] [-s SMP] [-e ARG].. "
+	        "KERNEL FLOOR\n"
+	        "       bench-boot -t MODULE -c N [-a CMDLINE] [-i FILES] "
+	        "[-q QEMU] [-s SMP] [-e ARG].. KERNEL\n");
 	return 2;
 }

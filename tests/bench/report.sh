@@ -9,7 +9,7 @@ set -eu
 dir=$1
 logs=$dir/logs
 cd "$dir"
-grep -h '^bench:' logs/*.log boot.txt > report.txt || true
+grep -h '^bench:' logs/*.log boot.txt typed.txt > report.txt || true
 
 # ---- data files -------------------------------------------------------
 # devref single CPU: variant, cycles with modref=atomic, modref=percpu.
@@ -63,6 +63,23 @@ FNR == 1 { m = FILENAME ~ /percpu/ ? 2 : 1 }
 END { for (i = 0; i < n; i++) print order[i], c[order[i], 1], c[order[i], 2] }
 ' logs/modcycle-atomic-*.log logs/modcycle-percpu-*.log > modcycle.dat
 
+# console-typed insmod/rmmod of e1000: mode, rate, then min median p90
+# max of insmod and of rmmod (ms).
+awk '/^bench: typed: / {
+	r = "?"; mr = "?"
+	for (i = 1; i <= NF; i++) {
+		if ($i ~ /^refmode=/) { r = $i; sub(/^refmode=/, "", r) }
+		if ($i ~ /^modref=/) { mr = $i; gsub(/^modref=|[):]/, "", mr) }
+		if ($i == "typed" && $(i + 1) == "in") rate = $(i + 4)
+		if ($i == "insmod" || $i == "rmmod") {
+			v[$i] = $(i + 3) " " $(i + 5) " " $(i + 7) " " $(i + 9)
+			gsub(/;/, "", v[$i])
+		}
+	}
+	sub(/\/s;$/, "", rate)
+	print r "/" mr, rate, v["insmod"], v["rmmod"]
+}' typed.txt > typed.dat
+
 # ---- plots ------------------------------------------------------------
 gnuplot <<'GP'
 set terminal pngcairo size 800,480 font ",10"
@@ -92,6 +109,19 @@ set ylabel "ms"
 unset key
 plot "boot.dat" using 2:xtic(1) notitle
 set key top left
+
+set output "typed.png"
+set title "insmod / rmmod e1000 typed at the console (host clock, ms):\nbox median..p90, whiskers min..max"
+set ylabel "ms"
+set style fill solid 0.4 border -1
+set boxwidth 0.3
+set xrange [-0.6:*]
+set offsets 0, 0.6, 0, 0
+plot "typed.dat" using ($0-0.18):4:3:6:5:xtic(1) with candlesticks title "insmod" whiskerbars, \
+     "typed.dat" using ($0+0.18):8:7:10:9 with candlesticks title "rmmod" whiskerbars
+set autoscale x
+set offsets 0, 0, 0, 0
+set style fill solid 0.8 border -1
 
 set style data linespoints
 set output "contended.png"
@@ -155,10 +185,17 @@ GP
 	echo "|---|---|---|"
 	awk '{ print "| " $1 " | " $2 " | " $3 " |" }' modcycle.dat
 	echo
+	echo "## Module load/unload typed at the console (e1000, per refmode/modref)"
+	echo
+	echo "![typed](typed.png)"
+	echo
+	echo "| refmode/modref | cycles/s | insmod ms min / median / p90 / max | rmmod ms min / median / p90 / max |"
+	echo "|---|---|---|---|"
+	awk '{ print "| " $1 " | " $2 " | " $3 " / " $4 " / " $5 " / " $6 " | " $7 " / " $8 " / " $9 " / " $10 " |" }' typed.dat
+	echo
 	echo "## Not measured yet"
 	echo
-	echo "Console-typed insmod/rmmod, latency distributions, the packet"
-	echo "path against a raw bounce loop, TCP bulk, rmmod under load and the"
+	echo "The packet path against a raw bounce loop, TCP bulk, rmmod under load and the"
 	echo "Linux guest peer (issue 12): see docs/bench.md."
 } > report.md
 echo "make bench: report in $dir/report.md"
