@@ -220,6 +220,8 @@ test: deps all iso $(INITRD_TESTS)
 BENCH_BOOTS ?= 7
 BENCH_TYPED ?= 30
 BENCH_TYPED_MODES := wait/atomic wait/percpu owner/atomic owner/percpu legacy/atomic
+BENCH_UDP_SECS ?= 3
+BENCH_UDP_MODES := wait/atomic wait/percpu owner/atomic pinned/atomic legacy/atomic
 bench: deps all $(BENCH_FLOOR)
 	@command -v gnuplot >/dev/null || $(SUDO) apt-get install -y gnuplot-nox
 	@rm -rf $(BUILD)/bench/logs && mkdir -p $(BUILD)/bench/logs
@@ -231,6 +233,12 @@ bench: deps all $(BENCH_FLOOR)
 			-i $(BUILD)/modules/e1000.ko -e -nic -e user,model=e1000 \
 			$(KERNEL) >> $(BUILD)/bench/typed.txt || exit 1; \
 	done; grep '^bench: typed:' $(BUILD)/bench/typed.txt
+	@: > $(BUILD)/bench/udp.txt; for m in $(BENCH_UDP_MODES); do for d in e1000 virtio_net; do \
+		$(HOSTBIN)/bench-boot -u $(BENCH_UDP_SECS) -d $$d \
+			-a "netautoload=0 refmode=$${m%%/*} devref=$${m##*/}" \
+			-i $(BUILD)/modules/e1000.ko,$(BUILD)/modules/virtio_net.ko \
+			$(KERNEL) >> $(BUILD)/bench/udp.txt || exit 1; \
+	done; done; grep '^bench: udp:' $(BUILD)/bench/udp.txt
 	tests/bench/report.sh $(BUILD)/bench
 
 format:

@@ -17,15 +17,25 @@
  *     distributions (min, median, 90th percentile, max).  FILES go to
  *     QEMU's -initrd (comma-separated module files).
  *
+ *   bench-boot -u SECS -d DRIVER [-a CMDLINE] [-i FILES] [-s SMP] KERNEL
+ *     The packet path: one NIC (e1000 or virtio_net) on QEMU user
+ *     networking with a UDP hostfwd; insmod DRIVER, dhcp eth0, udpecho,
+ *     then 64-byte datagrams echoed one at a time from the host for SECS
+ *     seconds: round trips per second and the round-trip distribution.
+ *
  * -e ARG passes one more argument to QEMU (up to 8), e.g. -e -nic
  * -e user,model=e1000.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -307,15 +317,128 @@ fail:
 	return 1;
 }
 
+/* A UDP port free on 127.0.0.1 now (QEMU binds it a moment later). */
+static int
+free_udp_port(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), port = -1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+static double rtt[1 << 20];
+
+/* Echo 64-byte datagrams one at a time for secs seconds. */
+static int
+udp_rounds(int port, double secs, int *lost)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+	unsigned char out[64], in[128];
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), n = 0;
+	double end = 0;
+	uint32_t seq = 0;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		perror("bench-boot: udp socket");
+		return -1;
+	}
+	*lost = 0;
+	memset(out, 0x5a, sizeof(out));
+	while (n < (int)(sizeof(rtt) / sizeof(rtt[0]))) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		double t = now_ms();
+		ssize_t r;
+
+		seq++;
+		memcpy(out, &seq, sizeof(seq));
+		if (send(fd, out, sizeof(out), 0) != sizeof(out))
+			break;
+		/* Replies to earlier, "lost" datagrams are skipped. */
+		for (;;) {
+			if (poll(&p, 1, 1000) <= 0) {
+				r = -1;
+				break;
+			}
+			r = recv(fd, in, sizeof(in), 0);
+			if (r == sizeof(out) && memcmp(in, &seq, 4) == 0)
+				break;
+		}
+		if (r < 0) {
+			if (++*lost > 50)
+				break;
+			continue;
+		}
+		if (end == 0) /* the first reply: ARP is resolved, start */
+			end = now_ms() + secs * 1e3;
+		else
+			rtt[n++] = now_ms() - t;
+		if (now_ms() >= end)
+			break;
+	}
+	close(fd);
+	return n;
+}
+
+static int
+bench_udp(struct qemu_opts *o, const char *kernel, const char *driver,
+          double secs)
+{
+	char nic[128], cmd[64], ok[64];
+	int port = free_udp_port(), n, lost;
+	struct guest g;
+
+	if (port < 0 || o->nextra > 6)
+		return 1;
+	snprintf(nic, sizeof(nic), "user,model=%s,hostfwd=udp:127.0.0.1:%d-:7",
+	         strcmp(driver, "e1000") == 0 ? "e1000" : "virtio-net-pci",
+	         port);
+	o->extra[o->nextra++] = "-nic";
+	o->extra[o->nextra++] = nic;
+	snprintf(cmd, sizeof(cmd), "insmod %s", driver);
+	snprintf(ok, sizeof(ok), "insmod: %s: loaded", driver);
+	if (guest_start(&g, o, kernel) < 0)
+		return 1;
+	if (guest_wait(&g, 1) < 0 || guest_type(&g, cmd) < 0 ||
+	    strstr(g.text, ok) == NULL || guest_type(&g, "dhcp eth0") < 0 ||
+	    strstr(g.text, "bound") == NULL || guest_type(&g, "udpecho") < 0 ||
+	    strstr(g.text, "listening") == NULL)
+		goto fail;
+	n = udp_rounds(port, secs, &lost);
+	if (n <= 0)
+		goto fail;
+	guest_end(&g, 1);
+	printf("bench: udp: %s (%s): %d round trips in %.1f s, %.0f/s, lost "
+	       "%d;",
+	       driver, o->append, n, secs, n / secs, lost);
+	print_dist("rtt", rtt, n);
+	printf("\n");
+	return 0;
+fail:
+	fprintf(stderr, "bench-boot: udp %s: unexpected answer: %s\n", driver,
+	        g.text);
+	guest_end(&g, 0);
+	return 1;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct qemu_opts o = {
 	    .qemu = "qemu-system-i386", .smp = "2", .append = ""};
-	const char *typed = NULL;
+	const char *typed = NULL, *driver = NULL;
+	double udp_secs = 0;
 	int runs = 5, cycles = 0, c;
 
-	while ((c = getopt(argc, argv, "n:q:s:t:c:a:i:e:")) != -1) {
+	while ((c = getopt(argc, argv, "n:q:s:t:c:a:i:e:u:d:")) != -1) {
 		switch (c) {
 		case 'n':
 			runs = atoi(optarg);
@@ -338,6 +461,12 @@ main(int argc, char **argv)
 		case 'i':
 			o.initrd = optarg;
 			break;
+		case 'u':
+			udp_secs = atof(optarg);
+			break;
+		case 'd':
+			driver = optarg;
+			break;
 		case 'e':
 			if (o.nextra == 8)
 				goto usage;
@@ -348,6 +477,9 @@ main(int argc, char **argv)
 		}
 	}
 	signal(SIGPIPE, SIG_IGN);
+	if (driver != NULL && argc - optind == 1 && udp_secs > 0 &&
+	    udp_secs <= 600)
+		return bench_udp(&o, argv[optind], driver, udp_secs);
 	if (typed != NULL && argc - optind == 1 && cycles >= 1 &&
 	    cycles <= MAX_RUNS)
 		return bench_typed(&o, argv[optind], typed, cycles);
@@ -359,6 +491,8 @@ usage:
 	        "usage: bench-boot [-n RUNS] [-q QEMU] [-s SMP] [-e ARG].. "
 	        "KERNEL FLOOR\n"
 	        "       bench-boot -t MODULE -c N [-a CMDLINE] [-i FILES] "
-	        "[-q QEMU] [-s SMP] [-e ARG].. KERNEL\n");
+	        "[-q QEMU] [-s SMP] [-e ARG].. KERNEL\n"
+	        "       bench-boot -u SECS -d e1000|virtio_net [-a CMDLINE] "
+	        "[-i FILES] [-s SMP] KERNEL\n");
 	return 2;
 }

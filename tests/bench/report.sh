@@ -9,7 +9,7 @@ set -eu
 dir=$1
 logs=$dir/logs
 cd "$dir"
-grep -h '^bench:' logs/*.log boot.txt typed.txt > report.txt || true
+grep -h '^bench:' logs/*.log boot.txt typed.txt udp.txt > report.txt || true
 
 # ---- data files -------------------------------------------------------
 # devref single CPU: variant, cycles with modref=atomic, modref=percpu.
@@ -80,6 +80,26 @@ awk '/^bench: typed: / {
 	print r "/" mr, rate, v["insmod"], v["rmmod"]
 }' typed.txt > typed.dat
 
+# UDP echo: refmode/devref, then round trips/s on e1000 and virtio_net,
+# then the median rtt (ms) on each.
+awk '/^bench: udp: / {
+	d = $3; r = "?"; dr = "?"
+	for (i = 1; i <= NF; i++) {
+		if ($i ~ /^refmode=/) { r = $i; sub(/^refmode=/, "", r) }
+		if ($i ~ /^devref=/) { dr = $i; gsub(/^devref=|[):]/, "", dr) }
+		if ($i == "trips") rate = $(i + 4)
+		if ($i == "rtt") med = $(i + 5)
+	}
+	sub(/\/s,$/, "", rate); m = r "/" dr
+	if (!(m in seen)) { seen[m] = 1; order[n++] = m }
+	rt[m, d] = rate; md[m, d] = med
+}
+END {
+	for (i = 0; i < n; i++)
+		print order[i], rt[order[i], "e1000"], rt[order[i], "virtio_net"], \
+		    md[order[i], "e1000"], md[order[i], "virtio_net"]
+}' udp.txt > udp.dat
+
 # ---- plots ------------------------------------------------------------
 gnuplot <<'GP'
 set terminal pngcairo size 800,480 font ",10"
@@ -122,6 +142,12 @@ plot "typed.dat" using ($0-0.18):4:3:6:5:xtic(1) with candlesticks title "insmod
 set autoscale x
 set offsets 0, 0, 0, 0
 set style fill solid 0.8 border -1
+
+set output "udp.png"
+set title "UDP echo, 64 bytes, one at a time from the host: round trips/s"
+set ylabel "round trips/s"
+set style data histograms
+plot "udp.dat" using 2:xtic(1) title "e1000", "" using 3 title "virtio-net"
 
 set style data linespoints
 set output "contended.png"
@@ -193,9 +219,17 @@ GP
 	echo "|---|---|---|---|"
 	awk '{ print "| " $1 " | " $2 " | " $3 " / " $4 " / " $5 " / " $6 " | " $7 " / " $8 " / " $9 " / " $10 " |" }' typed.dat
 	echo
+	echo "## The packet path: UDP echo per refmode/devref"
+	echo
+	echo "![udp](udp.png)"
+	echo
+	echo "| refmode/devref | e1000 round trips/s | virtio-net round trips/s | e1000 median rtt ms | virtio-net median rtt ms |"
+	echo "|---|---|---|---|---|"
+	awk '{ print "| " $1 " | " $2 " | " $3 " | " $4 " | " $5 " |" }' udp.dat
+	echo
 	echo "## Not measured yet"
 	echo
-	echo "The packet path against a raw bounce loop, TCP bulk, rmmod under load and the"
+	echo "The raw bounce loop (the NIC's limit without the stack), TCP bulk, rmmod under load and the"
 	echo "Linux guest peer (issue 12): see docs/bench.md."
 } > report.md
 echo "make bench: report in $dir/report.md"
