@@ -105,6 +105,7 @@ gnuplot <<'GP'
 set terminal pngcairo size 800,480 font ",10"
 set grid ytics
 set key top left
+set yrange [0:*]
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
@@ -129,6 +130,7 @@ set ylabel "ms"
 unset key
 plot "boot.dat" using 2:xtic(1) notitle
 set key top left
+set yrange [0:*]
 
 set output "typed.png"
 set title "insmod / rmmod e1000 typed at the console (host clock, ms):\nbox median..p90, whiskers min..max"
