@@ -239,6 +239,10 @@ bench: deps all $(BENCH_FLOOR)
 			-i $(BUILD)/modules/e1000.ko,$(BUILD)/modules/virtio_net.ko \
 			$(KERNEL) >> $(BUILD)/bench/udp.txt || exit 1; \
 	done; done; grep '^bench: udp:' $(BUILD)/bench/udp.txt
+	@: > $(BUILD)/bench/rmmod.txt; for r in wait owner legacy; do for k in 0 4; do \
+		$(HOSTBIN)/bench-boot -r 500 -k $$k -N 8 -a "netautoload=0 refmode=$$r" \
+			-i $(BUILD)/modules/e1000.ko $(KERNEL) >> $(BUILD)/bench/rmmod.txt || exit 1; \
+	done; done; grep '^bench: rmmod-load:' $(BUILD)/bench/rmmod.txt
 	tests/bench/report.sh $(BUILD)/bench
 
 format:

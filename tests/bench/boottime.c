@@ -23,6 +23,12 @@
  *     then 64-byte datagrams echoed one at a time from the host for SECS
  *     seconds: round trips per second and the round-trip distribution.
  *
+ *   bench-boot -r HOLD_MS -k K -N N [-a CMDLINE] [-i FILES] KERNEL
+ *     rmmod under load: e1000 up with an address, N UDP sockets bound to
+ *     eth0 (udpecho -b) and K holders that keep their device reference
+ *     for HOLD_MS whatever happens (devhold), then rmmod e1000: the time
+ *     until it is unloaded, host clock and the guest's own figure.
+ *
  * -e ARG passes one more argument to QEMU (up to 8), e.g. -e -nic
  * -e user,model=e1000.
  */
@@ -429,6 +435,51 @@ fail:
 	return 1;
 }
 
+static int
+bench_rmmod_load(struct qemu_opts *o, const char *kernel, int hold_ms, int k,
+                 int n)
+{
+	char cmd[96];
+	const char *p;
+	double t;
+	struct guest g;
+
+	if (o->nextra > 6)
+		return 1;
+	o->extra[o->nextra++] = "-nic";
+	o->extra[o->nextra++] = "user,model=e1000";
+	if (guest_start(&g, o, kernel) < 0)
+		return 1;
+	if (guest_wait(&g, 1) < 0 || guest_type(&g, "insmod e1000") < 0 ||
+	    strstr(g.text, "insmod: e1000: loaded") == NULL ||
+	    guest_type(&g, "dhcp eth0") < 0 || strstr(g.text, "bound") == NULL)
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		snprintf(cmd, sizeof(cmd), "udpecho -b eth0 %d", 7000 + i);
+		if (guest_type(&g, cmd) < 0 ||
+		    strstr(g.text, "listening") == NULL)
+			goto fail;
+	}
+	snprintf(cmd, sizeof(cmd), "devhold eth0 %d %d", hold_ms, k);
+	if (k > 0 && guest_type(&g, cmd) < 0)
+		goto fail;
+	t = guest_type(&g, "rmmod e1000");
+	p = strstr(g.text, "rmmod: e1000: unloaded after ");
+	if (t < 0 || p == NULL)
+		goto fail;
+	p += strlen("rmmod: e1000: unloaded after ");
+	printf("bench: rmmod-load: e1000 (%s): %d sockets, %d holders for %d "
+	       "ms: rmmod took %.2f ms (host), guest says %.*s\n",
+	       o->append, n, k, hold_ms, t, (int)strcspn(p, "\r\n"), p);
+	guest_end(&g, 1);
+	return 0;
+fail:
+	fprintf(stderr, "bench-boot: rmmod under load: unexpected answer: %s\n",
+	        g.text);
+	guest_end(&g, 0);
+	return 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -436,9 +487,10 @@ main(int argc, char **argv)
 	    .qemu = "qemu-system-i386", .smp = "2", .append = ""};
 	const char *typed = NULL, *driver = NULL;
 	double udp_secs = 0;
+	int hold_ms = -1, holders = 0, sockets = 0;
 	int runs = 5, cycles = 0, c;
 
-	while ((c = getopt(argc, argv, "n:q:s:t:c:a:i:e:u:d:")) != -1) {
+	while ((c = getopt(argc, argv, "n:q:s:t:c:a:i:e:u:d:r:k:N:")) != -1) {
 		switch (c) {
 		case 'n':
 			runs = atoi(optarg);
@@ -467,6 +519,15 @@ main(int argc, char **argv)
 		case 'd':
 			driver = optarg;
 			break;
+		case 'r':
+			hold_ms = atoi(optarg);
+			break;
+		case 'k':
+			holders = atoi(optarg);
+			break;
+		case 'N':
+			sockets = atoi(optarg);
+			break;
 		case 'e':
 			if (o.nextra == 8)
 				goto usage;
@@ -477,6 +538,10 @@ main(int argc, char **argv)
 		}
 	}
 	signal(SIGPIPE, SIG_IGN);
+	if (hold_ms >= 0 && argc - optind == 1 && holders >= 0 &&
+	    holders <= 1000 && sockets >= 0 && sockets <= 100)
+		return bench_rmmod_load(&o, argv[optind], hold_ms, holders,
+		                        sockets);
 	if (driver != NULL && argc - optind == 1 && udp_secs > 0 &&
 	    udp_secs <= 600)
 		return bench_udp(&o, argv[optind], driver, udp_secs);
@@ -487,12 +552,15 @@ main(int argc, char **argv)
 	    runs <= MAX_RUNS)
 		return bench_boot(&o, argv[optind], argv[optind + 1], runs);
 usage:
-	fprintf(stderr,
-	        "usage: bench-boot [-n RUNS] [-q QEMU] [-s SMP] [-e ARG].. "
-	        "KERNEL FLOOR\n"
-	        "       bench-boot -t MODULE -c N [-a CMDLINE] [-i FILES] "
-	        "[-q QEMU] [-s SMP] [-e ARG].. KERNEL\n"
-	        "       bench-boot -u SECS -d e1000|virtio_net [-a CMDLINE] "
-	        "[-i FILES] [-s SMP] KERNEL\n");
+	fprintf(
+	    stderr,
+	    "usage: bench-boot [-n RUNS] [-q QEMU] [-s SMP] [-e ARG].. "
+	    "KERNEL FLOOR\n"
+	    "       bench-boot -t MODULE -c N [-a CMDLINE] [-i FILES] "
+	    "[-q QEMU] [-s SMP] [-e ARG].. KERNEL\n"
+	    "       bench-boot -u SECS -d e1000|virtio_net [-a CMDLINE] "
+	    "[-i FILES] [-s SMP] KERNEL\n"
+	    "       bench-boot -r HOLD_MS -k K -N N [-a CMDLINE] [-i FILES] "
+	    "KERNEL\n");
 	return 2;
 }

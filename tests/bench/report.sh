@@ -9,7 +9,7 @@ set -eu
 dir=$1
 logs=$dir/logs
 cd "$dir"
-grep -h '^bench:' logs/*.log boot.txt typed.txt udp.txt > report.txt || true
+grep -h '^bench:' logs/*.log boot.txt typed.txt udp.txt rmmod.txt > report.txt || true
 
 # ---- data files -------------------------------------------------------
 # devref single CPU: variant, cycles with modref=atomic, modref=percpu.
@@ -229,9 +229,24 @@ GP
 	echo "|---|---|---|---|---|"
 	awk '{ print "| " $1 " | " $2 " | " $3 " | " $4 " | " $5 " |" }' udp.dat
 	echo
+	echo "## rmmod e1000 under load (8 bound UDP sockets; K holders that keep their reference 500 ms)"
+	echo
+	echo "| refmode | holders | rmmod, host ms | guest says |"
+	echo "|---|---|---|---|"
+	awk '/^bench: rmmod-load: / {
+		r = "?"
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^refmode=/) { r = $i; gsub(/^refmode=|[):]/, "", r) }
+			if ($i == "holders") k = $(i - 1)
+			if ($i == "took") h = $(i + 1)
+			if ($i == "says") g = $(i + 1) " " $(i + 2)
+		}
+		print "| " r " | " k " | " h " | " g " |"
+	}' rmmod.txt
+	echo
 	echo "## Not measured yet"
 	echo
-	echo "The raw bounce loop (the NIC's limit without the stack), TCP bulk, rmmod under load and the"
+	echo "The raw bounce loop (the NIC's limit without the stack), TCP bulk, TIME_WAIT in rmmod under load and the"
 	echo "Linux guest peer (issue 12): see docs/bench.md."
 } > report.md
 echo "make bench: report in $dir/report.md"
