@@ -253,15 +253,7 @@ pcpu_slots_own_lines(struct ktest *t)
 	struct module *mod = fake_module(MODULE_STATE_LIVE);
 
 	KASSERT_TRUE(t, mod != NULL);
-	for (int i = 1; i < MAX_CPUS; i++) {
-		uintptr_t a = (uintptr_t)&mod->pcpu_ref[i - 1].n;
-		uintptr_t b = (uintptr_t)&mod->pcpu_ref[i].n;
-
-		KEXPECT_MSG(
-		    t, b - a >= CACHE_LINE && a / CACHE_LINE != b / CACHE_LINE,
-		    "slots %d and %d at %#x and %#x", i - 1, i, (unsigned)a,
-		    (unsigned)b);
-	}
+	kt_expect_slots_own_lines(t, mod->pcpu_ref, "module");
 	kfree(mod);
 }
 

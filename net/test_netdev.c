@@ -286,15 +286,7 @@ pcpu_slots_own_lines(struct ktest *t)
 	struct net_device *dev = alloc_netdev(0, "ktst%d");
 
 	KASSERT_TRUE(t, dev != NULL);
-	for (int i = 1; i < MAX_CPUS; i++) {
-		uintptr_t a = (uintptr_t)&dev->pcpu_refcnt[i - 1].n;
-		uintptr_t b = (uintptr_t)&dev->pcpu_refcnt[i].n;
-
-		KEXPECT_MSG(
-		    t, b - a >= CACHE_LINE && a / CACHE_LINE != b / CACHE_LINE,
-		    "slots %d and %d at %#x and %#x", i - 1, i, (unsigned)a,
-		    (unsigned)b);
-	}
+	kt_expect_slots_own_lines(t, dev->pcpu_refcnt, "netdev");
 	free_netdev(dev);
 }
 
