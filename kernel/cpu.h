@@ -13,6 +13,16 @@
 
 #define MAX_CPUS 8
 
+/* A per-CPU counter slot, one cache line each, so that CPUs updating
+ * their own slot never write the same line (the point of per-CPU
+ * counters).  Arrays of these are indexed by cpu_id(); only the stride
+ * matters, so nothing is asked of the allocator's alignment. */
+#define CACHE_LINE 64
+struct pcpu_slot {
+	volatile int n;
+	char pad[CACHE_LINE - sizeof(int)];
+};
+
 struct thread;
 
 struct runqueue {

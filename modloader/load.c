@@ -203,6 +203,10 @@ elf_pipeline(struct load_info *li)
 		snprintf(li->err, li->errlen, "no memory for the image");
 		return r;
 	}
+	/* The record fills the area's first page; the image starts on the
+	 * next (the per-CPU slots make it grow with MAX_CPUS). */
+	_Static_assert(sizeof(struct module) <= PAGE_SIZE,
+	               "struct module must fit in one page");
 	mod = (struct module *)li->area.start;
 	li->mod = mod;
 	strlcpy(mod->name, li->modname, sizeof(mod->name));

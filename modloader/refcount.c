@@ -47,7 +47,7 @@ static void
 pcpu_init(struct module *mod)
 {
 	for (int i = 0; i < MAX_CPUS; i++)
-		mod->pcpu_ref[i] = 0;
+		mod->pcpu_ref[i].n = 0;
 }
 
 static bool
@@ -59,7 +59,7 @@ pcpu_try_get(struct module *mod)
 	uint32_t f = local_irq_save();
 
 	if (READ_ONCE(mod->state) == MODULE_STATE_LIVE) {
-		mod->pcpu_ref[cpu_id()]++;
+		mod->pcpu_ref[cpu_id()].n++;
 		ok = true;
 	}
 	local_irq_restore(f);
@@ -71,7 +71,7 @@ pcpu_get(struct module *mod)
 {
 	uint32_t f = local_irq_save();
 
-	mod->pcpu_ref[cpu_id()]++;
+	mod->pcpu_ref[cpu_id()].n++;
 	local_irq_restore(f);
 }
 
@@ -81,7 +81,7 @@ pcpu_sum(struct module *mod)
 	int sum = 0;
 
 	for (int i = 0; i < MAX_CPUS; i++)
-		sum += READ_ONCE(mod->pcpu_ref[i]);
+		sum += READ_ONCE(mod->pcpu_ref[i].n);
 	return sum;
 }
 
@@ -96,10 +96,10 @@ pcpu_put(struct module *mod)
 	 * another); only a negative sum is an underflow.  The unlocked sum
 	 * can be low by a get and put that race with it, so it must be
 	 * negative twice before we call it one. */
-	if (--mod->pcpu_ref[me] < 0 && pcpu_sum(mod) < 0) {
+	if (--mod->pcpu_ref[me].n < 0 && pcpu_sum(mod) < 0) {
 		cpu_relax();
 		if (pcpu_sum(mod) < 0) {
-			mod->pcpu_ref[me]++;
+			mod->pcpu_ref[me].n++;
 			ok = false;
 		}
 	}

@@ -244,6 +244,19 @@ unload_check_races_getters(struct ktest *t)
 	kfree(mod);
 }
 
+/* Each CPU's counter in a cache line of its own (issue 11), in a module
+ * record as the loader places it (the first page of the module's area,
+ * so page-aligned; a kzalloc'd fake stands in for the offsets). */
+static void
+pcpu_slots_own_lines(struct ktest *t)
+{
+	struct module *mod = fake_module(MODULE_STATE_LIVE);
+
+	KASSERT_TRUE(t, mod != NULL);
+	kt_expect_slots_own_lines(t, mod->pcpu_ref, "module");
+	kfree(mod);
+}
+
 static void
 impl_matches_boot_param(struct ktest *t)
 {
@@ -263,4 +276,5 @@ KTEST_SUITE(modref, KTEST_CASE(impl_matches_boot_param),
             KTEST_CASE(module_get_from_own_init),
             KTEST_CASE(release_waits_for_references),
             KTEST_CASE(get_here_put_there),
-            KTEST_CASE(unload_check_races_getters));
+            KTEST_CASE(unload_check_races_getters),
+            KTEST_CASE(pcpu_slots_own_lines));

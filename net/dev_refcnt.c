@@ -84,7 +84,7 @@ netdev_refcnt_read(const struct net_device *dev)
 
 	if (dev->pcpu_refs)
 		for (int i = 0; i < MAX_CPUS; i++)
-			n += __atomic_load_n(&dev->pcpu_refcnt[i],
+			n += __atomic_load_n(&dev->pcpu_refcnt[i].n,
 			                     __ATOMIC_RELAXED);
 	return n;
 }

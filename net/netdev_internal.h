@@ -23,7 +23,7 @@ extern int netdev_track;
 static inline volatile int *
 this_cpu_refs(struct net_device *dev)
 {
-	return &dev->pcpu_refcnt[cpu_id()];
+	return &dev->pcpu_refcnt[cpu_id()].n;
 }
 
 /* dev_refcnt.c */

@@ -141,7 +141,7 @@ struct net_device {
 	/* References (net/dev_refcnt.c). */
 	bool pcpu_refs; /* implementation chosen at alloc_netdev */
 	volatile int refcnt;
-	volatile int pcpu_refcnt[MAX_CPUS];
+	struct pcpu_slot pcpu_refcnt[MAX_CPUS]; /* one cache line each */
 	spinlock_t track_lock;
 	struct list_head trackers;
 	volatile int untracked;

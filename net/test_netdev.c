@@ -277,6 +277,19 @@ refcount_atomic(struct ktest *t)
 	count_on_cpus(t, false);
 }
 
+/* Each CPU's counter in a cache line of its own (issue 11): no two slots
+ * of a real device share a line, so CPUs counting on their own slots do
+ * not bounce one line between them. */
+static void
+pcpu_slots_own_lines(struct ktest *t)
+{
+	struct net_device *dev = alloc_netdev(0, "ktst%d");
+
+	KASSERT_TRUE(t, dev != NULL);
+	kt_expect_slots_own_lines(t, dev->pcpu_refcnt, "netdev");
+	free_netdev(dev);
+}
+
 static int unreg_events;
 static struct dev_tracker late_cache_tracker;
 static bool late_cache_held;
@@ -460,6 +473,7 @@ napi_polls_in_thread(struct ktest *t)
 KTEST_SUITE(netdev, KTEST_CASE(names_and_indexes), KTEST_CASE(lookups_hold),
             KTEST_CASE(notifier_sequence), KTEST_CASE(ops_called_as_documented),
             KTEST_CASE(refcount_percpu), KTEST_CASE(refcount_atomic),
+            KTEST_CASE(pcpu_slots_own_lines),
             KTEST_CASE(unregister_waits_for_holder),
             KTEST_CASE(interrupted_unregister_rolls_back),
             KTEST_CASE(try_hold_fails_when_unregistering),

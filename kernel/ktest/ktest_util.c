@@ -4,6 +4,7 @@
 #include <kernel/ktest/ktest_util.h>
 #include <kernel/cpu.h>
 #include <kernel/kmalloc.h>
+#include <kernel/ktest.h>
 #include <kernel/page_alloc.h>
 #include <kernel/x86.h>
 
@@ -118,4 +119,18 @@ kt_online_cpus(void)
 	for (int i = 0; i < MAX_CPUS; i++)
 		n += READ_ONCE(cpus[i].state) == CPU_ONLINE;
 	return n;
+}
+
+void
+kt_expect_slots_own_lines(struct ktest *t, const struct pcpu_slot *s,
+                          const char *what)
+{
+	for (int i = 1; i < MAX_CPUS; i++) {
+		uintptr_t a = (uintptr_t)&s[i - 1].n, b = (uintptr_t)&s[i].n;
+
+		KEXPECT_MSG(
+		    t, b - a >= CACHE_LINE && a / CACHE_LINE != b / CACHE_LINE,
+		    "%s: slots %d and %d at %#x and %#x", what, i - 1, i,
+		    (unsigned)a, (unsigned)b);
+	}
 }

@@ -63,4 +63,12 @@ struct kt_async *kt_async_start(const char *name, int (*fn)(void *), void *arg);
 int kt_other_cpu(void);
 int kt_online_cpus(void);
 
+struct ktest;
+struct pcpu_slot;
+/* Expect each of the MAX_CPUS slots in a cache line of its own (>= 64
+ * bytes from its neighbour, in a different line); what names the array
+ * in the failure message. */
+void kt_expect_slots_own_lines(struct ktest *t, const struct pcpu_slot *s,
+                               const char *what);
+
 #endif

@@ -1,0 +1,566 @@
+/*
+ * bench-boot: host-side timing of modref in QEMU, from the host's
+ * CLOCK_MONOTONIC as bytes arrive on QEMU's stdout pipe.
+ *
+ *   bench-boot [-n RUNS] [-q QEMU] [-s SMP] KERNEL FLOOR
+ *     QEMU start to modref's first serial byte and to the shell prompt,
+ *     against the floor QEMU itself sets: an empty multiboot kernel
+ *     (tests/bench/floor.S) that prints one byte and powers off.  Runs
+ *     alternate between the two, so that a drifting load on the machine
+ *     hits both alike; every run is printed, then the medians.
+ *
+ *   bench-boot -t MODULE -c N [-a CMDLINE] [-i FILES] [-q QEMU] [-s SMP]
+ *              KERNEL
+ *     insmod MODULE / rmmod MODULE typed at the console N times, as a
+ *     user would: each command timed from the newline written to the
+ *     next prompt.  Prints every cycle, the rate and the latency
+ *     distributions (min, median, 90th percentile, max).  FILES go to
+ *     QEMU's -initrd (comma-separated module files).
+ *
+ *   bench-boot -u SECS -d DRIVER [-a CMDLINE] [-i FILES] [-s SMP] KERNEL
+ *     The packet path: one NIC (e1000 or virtio_net) on QEMU user
+ *     networking with a UDP hostfwd; insmod DRIVER, dhcp eth0, udpecho,
+ *     then 64-byte datagrams echoed one at a time from the host for SECS
+ *     seconds: round trips per second and the round-trip distribution.
+ *
+ *   bench-boot -r HOLD_MS -k K -N N [-a CMDLINE] [-i FILES] KERNEL
+ *     rmmod under load: e1000 up with an address, N UDP sockets bound to
+ *     eth0 (udpecho -b) and K holders that keep their device reference
+ *     for HOLD_MS whatever happens (devhold), then rmmod e1000: the time
+ *     until it is unloaded, host clock and the guest's own figure.
+ *
+ * -e ARG passes one more argument to QEMU (up to 8), e.g. -e -nic
+ * -e user,model=e1000.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_RUNS   1000
+#define PROMPT     "modref> "
+#define LIMIT_MS   120000.0
+#define OUTPUT_MAX 65536
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+struct guest {
+	pid_t pid;
+	int in, out; /* QEMU's stdin (we write), stdout (we read) */
+	double t0;   /* when it was started */
+	double first;
+	char tail[sizeof(PROMPT)];
+	char text[OUTPUT_MAX]; /* output since the last command */
+	size_t len;
+};
+
+struct qemu_opts {
+	const char *qemu, *smp, *append, *initrd;
+	const char *extra[8]; /* more QEMU arguments (-e) */
+	int nextra;
+};
+
+static int
+guest_start(struct guest *g, const struct qemu_opts *o, const char *kernel)
+{
+	int in[2], out[2];
+
+	memset(g, 0, sizeof(*g));
+	g->first = -1;
+	if (pipe(in) < 0 || pipe(out) < 0) {
+		perror("bench-boot: pipe");
+		return -1;
+	}
+	g->t0 = now_ms();
+	g->pid = fork();
+	if (g->pid < 0) {
+		perror("bench-boot: fork");
+		return -1;
+	}
+	if (g->pid == 0) {
+		const char *argv[40];
+		int n = 0;
+
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		argv[n++] = o->qemu;
+		argv[n++] = "-machine";
+		argv[n++] = "pc";
+		argv[n++] = "-accel";
+		argv[n++] = "tcg";
+		argv[n++] = "-nodefaults";
+		argv[n++] = "-display";
+		argv[n++] = "none";
+		argv[n++] = "-no-reboot";
+		argv[n++] = "-device";
+		argv[n++] = "isa-debug-exit,iobase=0xf4,iosize=0x04";
+		argv[n++] = "-smp";
+		argv[n++] = o->smp;
+		argv[n++] = "-m";
+		argv[n++] = "128M";
+		argv[n++] = "-kernel";
+		argv[n++] = kernel;
+		argv[n++] = "-append";
+		argv[n++] = o->append;
+		if (o->initrd != NULL) {
+			argv[n++] = "-initrd";
+			argv[n++] = o->initrd;
+		}
+		for (int i = 0; i < o->nextra; i++)
+			argv[n++] = o->extra[i];
+		argv[n++] = "-serial";
+		argv[n++] = "stdio";
+		argv[n++] = "-monitor";
+		argv[n++] = "none";
+		argv[n] = NULL;
+		execvp(o->qemu, (char **)argv);
+		perror("bench-boot: exec");
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	g->in = in[1];
+	g->out = out[0];
+	return 0;
+}
+
+/* Read until the prompt (prompt != 0) or QEMU's end of output.  Returns
+ * the time it came (ms since the start), or -1. */
+static double
+guest_wait(struct guest *g, int prompt)
+{
+	char buf[4096];
+	double limit = now_ms() + LIMIT_MS;
+
+	for (;;) {
+		struct pollfd p = {.fd = g->out, .events = POLLIN};
+		int left = (int)(limit - now_ms());
+		ssize_t n;
+
+		if (left <= 0 || poll(&p, 1, left) <= 0) {
+			fprintf(stderr, "bench-boot: no %s after %.0f s\n",
+			        g->first < 0 ? "output" : "prompt",
+			        LIMIT_MS / 1e3);
+			return -1;
+		}
+		n = read(g->out, buf, sizeof(buf));
+		if (n <= 0)
+			return prompt ? -1 : now_ms() - g->t0;
+		if (g->first < 0)
+			g->first = now_ms() - g->t0;
+		for (ssize_t i = 0; i < n; i++) {
+			size_t l = strlen(g->tail);
+
+			if (g->len < sizeof(g->text) - 1)
+				g->text[g->len++] = buf[i];
+			g->text[g->len] = '\0';
+			/* The prompt may arrive split across reads. */
+			if (l == sizeof(PROMPT) - 1)
+				memmove(g->tail, g->tail + 1, l--);
+			g->tail[l] = buf[i];
+			g->tail[l + 1] = '\0';
+			if (prompt && strcmp(g->tail, PROMPT) == 0)
+				return now_ms() - g->t0;
+		}
+	}
+}
+
+/* Type a command; the time until the next prompt in ms, or -1. */
+static double
+guest_type(struct guest *g, const char *cmd)
+{
+	size_t n = strlen(cmd);
+	double t;
+
+	g->len = 0;
+	g->text[0] = '\0';
+	t = now_ms();
+	if (write(g->in, cmd, n) != (ssize_t)n || write(g->in, "\n", 1) != 1)
+		return -1;
+	return guest_wait(g, 1) < 0 ? -1 : now_ms() - t;
+}
+
+static void
+guest_end(struct guest *g, int poweroff)
+{
+	int status;
+
+	if (poweroff) {
+		if (write(g->in, "poweroff\n", 9) != 9)
+			kill(g->pid, SIGKILL);
+	} else {
+		kill(g->pid, SIGKILL);
+	}
+	close(g->in);
+	while (read(g->out, g->text, sizeof(g->text)) > 0)
+		;
+	close(g->out);
+	waitpid(g->pid, &status, 0);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts v. */
+static double
+quantile(double *v, int n, double q)
+{
+	int i = (int)(q * (n - 1) + 0.5);
+
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	return v[i < 0 ? 0 : i >= n ? n - 1 : i];
+}
+
+static void
+print_dist(const char *what, double *v, int n)
+{
+	printf(" %s ms min %.2f median %.2f p90 %.2f max %.2f;", what,
+	       quantile(v, n, 0), quantile(v, n, 0.5), quantile(v, n, 0.9),
+	       quantile(v, n, 1));
+}
+
+static double floor_first[MAX_RUNS], floor_end[MAX_RUNS];
+static double kern_first[MAX_RUNS], kern_end[MAX_RUNS];
+
+static int
+bench_boot(const struct qemu_opts *o, const char *kernel, const char *floor,
+           int runs)
+{
+	for (int i = 0; i < runs; i++) {
+		struct guest g;
+
+		if (guest_start(&g, o, floor) < 0)
+			return 1;
+		floor_end[i] = guest_wait(&g, 0);
+		floor_first[i] = g.first;
+		guest_end(&g, 0);
+		if (guest_start(&g, o, kernel) < 0)
+			return 1;
+		kern_end[i] = guest_wait(&g, 1);
+		kern_first[i] = g.first;
+		guest_end(&g, 1);
+		if (floor_end[i] < 0 || kern_end[i] < 0)
+			return 1;
+		printf("bench: boot-run: %d floor-first %.1f floor-exit %.1f "
+		       "modref-first %.1f modref-prompt %.1f ms\n",
+		       i + 1, floor_first[i], floor_end[i], kern_first[i],
+		       kern_end[i]);
+		fflush(stdout);
+	}
+	printf("bench: boot: %d runs alternating, -smp %s, medians: floor "
+	       "first byte %.1f ms, exit %.1f ms; modref first byte %.1f ms, "
+	       "prompt %.1f ms (%.2fx the floor's exit)\n",
+	       runs, o->smp, quantile(floor_first, runs, 0.5),
+	       quantile(floor_end, runs, 0.5), quantile(kern_first, runs, 0.5),
+	       quantile(kern_end, runs, 0.5),
+	       quantile(kern_end, runs, 0.5) / quantile(floor_end, runs, 0.5));
+	return 0;
+}
+
+static double ins[MAX_RUNS], rm[MAX_RUNS];
+
+static int
+bench_typed(const struct qemu_opts *o, const char *kernel, const char *mod,
+            int n)
+{
+	char insmod[96], rmmod[96], loaded[96], unloaded[96];
+	struct guest g;
+	double t0;
+
+	snprintf(insmod, sizeof(insmod), "insmod %s", mod);
+	snprintf(rmmod, sizeof(rmmod), "rmmod %s", mod);
+	snprintf(loaded, sizeof(loaded), "insmod: %s: loaded", mod);
+	snprintf(unloaded, sizeof(unloaded), "rmmod: %s: unloaded", mod);
+	if (guest_start(&g, o, kernel) < 0)
+		return 1;
+	if (guest_wait(&g, 1) < 0)
+		goto fail;
+	t0 = now_ms();
+	for (int i = 0; i < n; i++) {
+		ins[i] = guest_type(&g, insmod);
+		if (ins[i] < 0 || strstr(g.text, loaded) == NULL)
+			goto fail;
+		rm[i] = guest_type(&g, rmmod);
+		if (rm[i] < 0 || strstr(g.text, unloaded) == NULL)
+			goto fail;
+		printf("bench: typed-run: %s %d insmod %.2f rmmod %.2f ms\n",
+		       mod, i + 1, ins[i], rm[i]);
+	}
+	t0 = now_ms() - t0;
+	guest_end(&g, 1);
+	printf("bench: typed: %s (%s): %d cycles typed in %.3f s, %.1f/s;", mod,
+	       o->append, n, t0 / 1e3, n * 1e3 / t0);
+	print_dist("insmod", ins, n);
+	print_dist("rmmod", rm, n);
+	printf("\n");
+	return 0;
+fail:
+	fprintf(stderr, "bench-boot: %s: unexpected answer: %s\n", mod, g.text);
+	guest_end(&g, 0);
+	return 1;
+}
+
+/* A UDP port free on 127.0.0.1 now (QEMU binds it a moment later). */
+static int
+free_udp_port(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), port = -1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+static double rtt[1 << 20];
+
+/* Echo 64-byte datagrams one at a time for secs seconds. */
+static int
+udp_rounds(int port, double secs, int *lost)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+	unsigned char out[64], in[128];
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), n = 0;
+	double end = 0;
+	uint32_t seq = 0;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		perror("bench-boot: udp socket");
+		return -1;
+	}
+	*lost = 0;
+	memset(out, 0x5a, sizeof(out));
+	while (n < (int)(sizeof(rtt) / sizeof(rtt[0]))) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		double t = now_ms();
+		ssize_t r;
+
+		seq++;
+		memcpy(out, &seq, sizeof(seq));
+		if (send(fd, out, sizeof(out), 0) != sizeof(out))
+			break;
+		/* Replies to earlier, "lost" datagrams are skipped. */
+		for (;;) {
+			if (poll(&p, 1, 1000) <= 0) {
+				r = -1;
+				break;
+			}
+			r = recv(fd, in, sizeof(in), 0);
+			if (r == sizeof(out) && memcmp(in, &seq, 4) == 0)
+				break;
+		}
+		if (r < 0) {
+			if (++*lost > 50)
+				break;
+			continue;
+		}
+		if (end == 0) /* the first reply: ARP is resolved, start */
+			end = now_ms() + secs * 1e3;
+		else
+			rtt[n++] = now_ms() - t;
+		if (now_ms() >= end)
+			break;
+	}
+	close(fd);
+	return n;
+}
+
+static int
+bench_udp(struct qemu_opts *o, const char *kernel, const char *driver,
+          double secs)
+{
+	char nic[128], cmd[64], ok[64];
+	int port = free_udp_port(), n, lost;
+	struct guest g;
+
+	if (port < 0 || o->nextra > 6)
+		return 1;
+	snprintf(nic, sizeof(nic), "user,model=%s,hostfwd=udp:127.0.0.1:%d-:7",
+	         strcmp(driver, "e1000") == 0 ? "e1000" : "virtio-net-pci",
+	         port);
+	o->extra[o->nextra++] = "-nic";
+	o->extra[o->nextra++] = nic;
+	snprintf(cmd, sizeof(cmd), "insmod %s", driver);
+	snprintf(ok, sizeof(ok), "insmod: %s: loaded", driver);
+	if (guest_start(&g, o, kernel) < 0)
+		return 1;
+	if (guest_wait(&g, 1) < 0 || guest_type(&g, cmd) < 0 ||
+	    strstr(g.text, ok) == NULL || guest_type(&g, "dhcp eth0") < 0 ||
+	    strstr(g.text, "bound") == NULL || guest_type(&g, "udpecho") < 0 ||
+	    strstr(g.text, "listening") == NULL)
+		goto fail;
+	n = udp_rounds(port, secs, &lost);
+	if (n <= 0)
+		goto fail;
+	guest_end(&g, 1);
+	printf("bench: udp: %s (%s): %d round trips in %.1f s, %.0f/s, lost "
+	       "%d;",
+	       driver, o->append, n, secs, n / secs, lost);
+	print_dist("rtt", rtt, n);
+	printf("\n");
+	return 0;
+fail:
+	fprintf(stderr, "bench-boot: udp %s: unexpected answer: %s\n", driver,
+	        g.text);
+	guest_end(&g, 0);
+	return 1;
+}
+
+static int
+bench_rmmod_load(struct qemu_opts *o, const char *kernel, int hold_ms, int k,
+                 int n)
+{
+	char cmd[96];
+	const char *p;
+	double t;
+	struct guest g;
+
+	if (o->nextra > 6)
+		return 1;
+	o->extra[o->nextra++] = "-nic";
+	o->extra[o->nextra++] = "user,model=e1000";
+	if (guest_start(&g, o, kernel) < 0)
+		return 1;
+	if (guest_wait(&g, 1) < 0 || guest_type(&g, "insmod e1000") < 0 ||
+	    strstr(g.text, "insmod: e1000: loaded") == NULL ||
+	    guest_type(&g, "dhcp eth0") < 0 || strstr(g.text, "bound") == NULL)
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		snprintf(cmd, sizeof(cmd), "udpecho -b eth0 %d", 7000 + i);
+		if (guest_type(&g, cmd) < 0 ||
+		    strstr(g.text, "listening") == NULL)
+			goto fail;
+	}
+	snprintf(cmd, sizeof(cmd), "devhold eth0 %d %d", hold_ms, k);
+	if (k > 0 && guest_type(&g, cmd) < 0)
+		goto fail;
+	t = guest_type(&g, "rmmod e1000");
+	p = strstr(g.text, "rmmod: e1000: unloaded after ");
+	if (t < 0 || p == NULL)
+		goto fail;
+	p += strlen("rmmod: e1000: unloaded after ");
+	printf("bench: rmmod-load: e1000 (%s): %d sockets, %d holders for %d "
+	       "ms: rmmod took %.2f ms (host), guest says %.*s\n",
+	       o->append, n, k, hold_ms, t, (int)strcspn(p, "\r\n"), p);
+	guest_end(&g, 1);
+	return 0;
+fail:
+	fprintf(stderr, "bench-boot: rmmod under load: unexpected answer: %s\n",
+	        g.text);
+	guest_end(&g, 0);
+	return 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct qemu_opts o = {
+	    .qemu = "qemu-system-i386", .smp = "2", .append = ""};
+	const char *typed = NULL, *driver = NULL;
+	double udp_secs = 0;
+	int hold_ms = -1, holders = 0, sockets = 0;
+	int runs = 5, cycles = 0, c;
+
+	while ((c = getopt(argc, argv, "n:q:s:t:c:a:i:e:u:d:r:k:N:")) != -1) {
+		switch (c) {
+		case 'n':
+			runs = atoi(optarg);
+			break;
+		case 'q':
+			o.qemu = optarg;
+			break;
+		case 's':
+			o.smp = optarg;
+			break;
+		case 't':
+			typed = optarg;
+			break;
+		case 'c':
+			cycles = atoi(optarg);
+			break;
+		case 'a':
+			o.append = optarg;
+			break;
+		case 'i':
+			o.initrd = optarg;
+			break;
+		case 'u':
+			udp_secs = atof(optarg);
+			break;
+		case 'd':
+			driver = optarg;
+			break;
+		case 'r':
+			hold_ms = atoi(optarg);
+			break;
+		case 'k':
+			holders = atoi(optarg);
+			break;
+		case 'N':
+			sockets = atoi(optarg);
+			break;
+		case 'e':
+			if (o.nextra == 8)
+				goto usage;
+			o.extra[o.nextra++] = optarg;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (hold_ms >= 0 && argc - optind == 1 && holders >= 0 &&
+	    holders <= 1000 && sockets >= 0 && sockets <= 100)
+		return bench_rmmod_load(&o, argv[optind], hold_ms, holders,
+		                        sockets);
+	if (driver != NULL && argc - optind == 1 && udp_secs > 0 &&
+	    udp_secs <= 600)
+		return bench_udp(&o, argv[optind], driver, udp_secs);
+	if (typed != NULL && argc - optind == 1 && cycles >= 1 &&
+	    cycles <= MAX_RUNS)
+		return bench_typed(&o, argv[optind], typed, cycles);
+	if (typed == NULL && argc - optind == 2 && runs >= 1 &&
+	    runs <= MAX_RUNS)
+		return bench_boot(&o, argv[optind], argv[optind + 1], runs);
+usage:
+	fprintf(
+	    stderr,
+	    "usage: bench-boot [-n RUNS] [-q QEMU] [-s SMP] [-e ARG].. "
+	    "KERNEL FLOOR\n"
+	    "       bench-boot -t MODULE -c N [-a CMDLINE] [-i FILES] "
+	    "[-q QEMU] [-s SMP] [-e ARG].. KERNEL\n"
+	    "       bench-boot -u SECS -d e1000|virtio_net [-a CMDLINE] "
+	    "[-i FILES] [-s SMP] KERNEL\n"
+	    "       bench-boot -r HOLD_MS -k K -N N [-a CMDLINE] [-i FILES] "
+	    "KERNEL\n");
+	return 2;
+}
