@@ -37,7 +37,7 @@ HOSTCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. -MMD -MP
 
 # Every kernel source is found by directory, so adding a file needs no
 # Makefile edit.  Directories are layers: boot, core, then subsystems.
-KDIRS := boot kernel kernel/ktest modloader drivers net
+KDIRS := boot kernel kernel/ktest modloader drivers net lifetime
 KSRCS := $(foreach d,$(KDIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
 KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
 

@@ -8,6 +8,7 @@
 #include <kernel/module.h>
 #include <kernel/console.h>
 #include <kernel/errno.h>
+#include <kernel/invariant.h>
 #include <kernel/irq.h>
 #include <kernel/kmalloc.h>
 #include <kernel/ktest.h>
@@ -100,6 +101,7 @@ EXPORT_SYMBOL(mutex_init);
 EXPORT_SYMBOL(mutex_lock);
 EXPORT_SYMBOL(mutex_lock_interruptible);
 EXPORT_SYMBOL(mutex_unlock);
+EXPORT_SYMBOL(mutex_held);
 EXPORT_SYMBOL(synchronize_rcu);
 EXPORT_SYMBOL(call_rcu);
 EXPORT_SYMBOL(rcu_barrier);
@@ -111,6 +113,9 @@ EXPORT_SYMBOL(smp_call_on_cpu);
 
 /* Console commands and in-kernel tests a module may add. */
 EXPORT_SYMBOL(__command_register);
+EXPORT_SYMBOL(__invariant_register);
+EXPORT_SYMBOL(invariant_unregister);
+EXPORT_SYMBOL(debug_invariants);
 EXPORT_SYMBOL(command_unregister);
 EXPORT_SYMBOL(cmd_error);
 EXPORT_SYMBOL(cmd_usage);

@@ -8,6 +8,9 @@
 #include <kernel/string.h>
 #include <kernel/timer.h>
 #include <kernel/bootparam.h>
+#include <kernel/cpu.h>
+#include <kernel/panic.h>
+#include <kernel/sched.h>
 
 int console_loglevel = LOG_INFO;
 BOOTPARAM_INT(loglevel, console_loglevel, 0, 7,
@@ -15,6 +18,60 @@ BOOTPARAM_INT(loglevel, console_loglevel, 0, 7,
 
 static const char *const level_tags[] = {"EMERG", "ALERT", "CRIT", "ERR",
                                          "WARN",  "NOTE",  "INFO", "DEBUG"};
+
+static void
+capture_file_line(struct out_capture *c)
+{
+	c->line[c->len] = '\0';
+	if (c->lines == 0)
+		strlcpy(c->first, c->line, sizeof(c->first));
+	strlcpy(c->last, c->line, sizeof(c->last));
+	c->lines++;
+	c->len = 0;
+}
+
+/* The calling thread's capture, if its output is to be kept. */
+static struct out_capture *
+capturing(void)
+{
+	if (panicking || in_interrupt() || current == NULL)
+		return NULL;
+	return current->capture;
+}
+
+static void
+output(const char *buf, size_t n)
+{
+	struct out_capture *c = capturing();
+
+	if (c == NULL) {
+		console_write(buf, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] == '\n')
+			capture_file_line(c);
+		else if (c->len < sizeof(c->line) - 1)
+			c->line[c->len++] = buf[i];
+	}
+}
+
+void
+out_capture_begin(struct out_capture *c)
+{
+	memset(c, 0, sizeof(*c));
+	current->capture = c;
+}
+
+void
+out_capture_end(void)
+{
+	struct out_capture *c = current->capture;
+
+	if (c != NULL && c->len > 0)
+		capture_file_line(c);
+	current->capture = NULL;
+}
 
 void
 vkprintf(const char *fmt, va_list ap)
@@ -24,7 +81,7 @@ vkprintf(const char *fmt, va_list ap)
 
 	if (n >= (int)sizeof(buf))
 		n = sizeof(buf) - 1;
-	console_write(buf, (size_t)n);
+	output(buf, (size_t)n);
 }
 
 void
@@ -40,7 +97,7 @@ kprintf(const char *fmt, ...)
 void
 kputs(const char *s)
 {
-	console_write(s, strlen(s));
+	output(s, strlen(s));
 }
 
 void
@@ -64,5 +121,8 @@ printk(int level, const char *fmt, ...)
 	va_end(ap);
 	if (n >= (int)sizeof(buf))
 		n = sizeof(buf) - 1;
-	console_write(buf, (size_t)n);
+	if (level <= LOG_WARN)
+		console_write(buf, (size_t)n);
+	else
+		output(buf, (size_t)n);
 }

@@ -8,6 +8,7 @@
 #define KERNEL_PRINTK_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 enum log_level {
 	LOG_EMERG,
@@ -27,6 +28,26 @@ void printk(int level, const char *fmt, ...)
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vkprintf(const char *fmt, va_list ap);
 void kputs(const char *s);
+
+/*
+ * Output capture, for threads that run commands in the background (the
+ * lifetime stress workers): while a thread has one installed, its
+ * kprintf/kputs output and its printk below LOG_WARN are kept here, line
+ * by line, instead of reaching the console.  Never from an interrupt and
+ * never once a panic began, so a fault report always reaches the console;
+ * warnings and errors (printk LOG_WARN and worse) always do too.
+ */
+#define OUT_CAPTURE_LINE 120
+struct out_capture {
+	unsigned lines;              /* complete lines seen */
+	size_t len;                  /* bytes in line[] */
+	char line[OUT_CAPTURE_LINE]; /* the line being built */
+	char first[OUT_CAPTURE_LINE], last[OUT_CAPTURE_LINE];
+};
+/* Install c (emptied) on the calling thread; out_capture_end removes it
+ * and files a last unterminated line. */
+void out_capture_begin(struct out_capture *c);
+void out_capture_end(void);
 
 #define pr_err(...)    printk(LOG_ERR, __VA_ARGS__)
 #define pr_warn(...)   printk(LOG_WARN, __VA_ARGS__)

@@ -23,7 +23,8 @@ struct thread {
 	volatile int state;
 	bool interruptible; /* sleeping in an interruptible wait */
 	bool on_rq;
-	volatile bool sigpending; /* Ctrl-C delivered, not yet consumed */
+	volatile bool sigpending;    /* Ctrl-C delivered, not yet consumed */
+	struct out_capture *capture; /* printk.h: output kept, not printed */
 	int cpu;
 	struct list_head rq_link;
 	struct list_head all_link;

@@ -133,8 +133,10 @@ split(char *line, char **argv)
 	}
 }
 
-int
-shell_run_line(char *line)
+/* Split and look up a line; runs it with fn set up by the caller's mode:
+ * foreground (the console's Ctrl-C reaches it) or background. */
+static int
+run_line(char *line, bool foreground)
 {
 	char *argv[SHELL_MAX_ARGS + 1];
 	const struct command *c;
@@ -162,14 +164,30 @@ shell_run_line(char *line)
 		        argv[0]);
 		return -ENOENT;
 	}
-	clear_signal();
-	console_set_foreground(current);
+	if (foreground) {
+		clear_signal();
+		console_set_foreground(current);
+	}
 	ret = c->fn(argc, argv);
-	console_set_foreground(NULL);
-	clear_signal();
+	if (foreground) {
+		console_set_foreground(NULL);
+		clear_signal();
+	}
 	if (c->owner != NULL)
 		module_put(c->owner);
 	return ret;
+}
+
+int
+shell_run_line(char *line)
+{
+	return run_line(line, true);
+}
+
+int
+shell_exec(char *line)
+{
+	return run_line(line, false);
 }
 
 void

@@ -47,6 +47,10 @@ void command_for_each(void (*fn)(const struct command *c, void *arg),
 
 /* Run one line as if typed (used by boot-time hooks and tests). */
 int shell_run_line(char *line);
+/* The same from a background thread: the console's foreground (where
+ * Ctrl-C goes) and the caller's pending signal are left alone, so a
+ * signal sent to the caller (thread_signal) interrupts the command. */
+int shell_exec(char *line);
 void shell_main(void *arg);
 
 #endif

@@ -25,6 +25,7 @@
 #include "net/ipv4_hdr.h"
 #include "net/neigh_fsm.h"
 #include <kernel/errno.h>
+#include <kernel/invariant.h>
 #include <kernel/kmalloc.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
@@ -441,3 +442,37 @@ arp_init(void)
 	arp_packet_type.func = arp_rcv;
 	dev_add_pack(&arp_packet_type);
 }
+
+/* The neighbour table: neigh_n counts it, every linked entry is live,
+ * holds its device and the table's reference. */
+static const char *
+arp_sane(char *buf, size_t size)
+{
+	struct neighbour *n;
+	unsigned count = 0;
+	const char *why = NULL;
+	uint32_t f = spin_lock_irqsave(&neigh_lock);
+
+	list_for_each_entry(n, &neigh_table, link)
+	{
+		count++;
+		if (n->dead || n->dev == NULL || n->refcnt < 1 ||
+		    n->ifindex != n->dev->ifindex) {
+			snprintf(buf, size,
+			         "entry on %s: dead %d, dev %p, refcnt %d, "
+			         "ifindex %d",
+			         n->ifname, n->dead, (void *)n->dev, n->refcnt,
+			         n->ifindex);
+			why = buf;
+			break;
+		}
+	}
+	if (why == NULL && count != neigh_n) {
+		snprintf(buf, size, "%u entries listed, neigh_n %u", count,
+		         neigh_n);
+		why = buf;
+	}
+	spin_unlock_irqrestore(&neigh_lock, f);
+	return why;
+}
+INVARIANT(arp, arp_sane);

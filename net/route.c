@@ -24,6 +24,7 @@
 #include "net/ipv4_hdr.h"
 #include "net/route_table.h"
 #include <kernel/errno.h>
+#include <kernel/invariant.h>
 #include <kernel/kmalloc.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
@@ -341,3 +342,36 @@ dst_hold_dev_for(struct dst_entry *d, struct sk_buff *skb)
 	spin_unlock_irqrestore(&route_lock, f);
 	return dev;
 }
+
+/* The routing table's order and the dst cache: dst_cached counts the
+ * cache, whose entries are current, held and point at a device. */
+static const char *
+route_sane(char *buf, size_t size)
+{
+	struct dst_entry *d;
+	unsigned count = 0;
+	const char *why = NULL;
+	uint32_t f = spin_lock_irqsave(&route_lock);
+
+	if (route_table_check(&rtable) != 0)
+		why = "routing table out of order or invalid";
+	list_for_each_entry(d, &dst_cache, link)
+	{
+		count++;
+		if (why == NULL &&
+		    (d->obsolete || d->refcnt < 1 || d->dev == NULL)) {
+			snprintf(buf, size,
+			         "cached dst: obsolete %d, refcnt %d, dev %p",
+			         d->obsolete, d->refcnt, (void *)d->dev);
+			why = buf;
+		}
+	}
+	if (why == NULL && count != dst_cached) {
+		snprintf(buf, size, "%u dst cached, dst_cached %u", count,
+		         dst_cached);
+		why = buf;
+	}
+	spin_unlock_irqrestore(&route_lock, f);
+	return why;
+}
+INVARIANT(route, route_sane);

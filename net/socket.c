@@ -19,6 +19,7 @@
  */
 #include "net/inet.h"
 #include <kernel/errno.h>
+#include <kernel/invariant.h>
 #include <kernel/kmalloc.h>
 #include <kernel/module.h>
 #include <kernel/mutex.h>
@@ -314,3 +315,31 @@ void
 socket_init(void)
 {
 }
+
+/* The socket registry: every socket has its ops and a reference, and a
+ * socket bound to a device that still holds it points at that device. */
+static const char *
+sockets_sane(char *buf, size_t size)
+{
+	struct socket *sk;
+	const char *why = NULL;
+	uint32_t f = spin_lock_irqsave(&sock_lock);
+
+	list_for_each_entry(sk, &sockets, link)
+	{
+		if (sk->ops == NULL || sk->refcnt < 1 ||
+		    (sk->dev != NULL &&
+		     sk->dev->ifindex != sk->bound_ifindex)) {
+			snprintf(buf, size,
+			         "socket %p: ops %p, refcnt %d, dev %p bound "
+			         "to ifindex %d",
+			         (void *)sk, (const void *)sk->ops, sk->refcnt,
+			         (void *)sk->dev, sk->bound_ifindex);
+			why = buf;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&sock_lock, f);
+	return why;
+}
+INVARIANT(sockets, sockets_sane);

@@ -8,8 +8,14 @@
  *   netsim fail_open DEV 0|1     make ndo_open fail with EIO
  *   netsim hold DEV MS [N]       slow holders: N references that a
  *                                kernel timer drops after MS ms
+ *   netsim add                   one more device (the first free slot)
  *   netsim del DEV               unregister_netdev from a command (the
  *                                wait is Ctrl-C-able and rolls back)
+ *
+ * devs[] is under devs_mutex: commands run concurrently (the lifetime
+ * stress runs them from every CPU), so `del` claims its slot before it
+ * unregisters, and a device is only used by a command while the mutex
+ * keeps it in its slot.  Lock order: devs_mutex, then rtnl.
  *
  * The device's destructor is netsim_destructor, in this module: in
  * refmode=legacy a reference dropped after rmmod calls it after the
@@ -18,6 +24,8 @@
 #include <kernel/args.h>
 #include <kernel/errno.h>
 #include <kernel/module.h>
+#include <kernel/mutex.h>
+#include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <kernel/shell.h>
 #include <kernel/spinlock.h>
@@ -43,7 +51,8 @@ MODULE_PARAM(count, UINT, "devices to create (1-8)");
 static bool fail_open;
 MODULE_PARAM(fail_open, BOOL, "every ndo_open fails with EIO");
 
-static struct net_device *devs[NSIM_MAX];
+static DEFINE_MUTEX(devs_mutex);
+static struct net_device *devs[NSIM_MAX]; /* under devs_mutex */
 
 static void
 purge(struct nsim_priv *p)
@@ -161,6 +170,7 @@ nsim_create(int i)
 	struct nsim_priv *p;
 	int r;
 
+	ASSERT(mutex_held(&devs_mutex));
 	if (dev == NULL)
 		return -ENOMEM;
 	p = netdev_priv(dev);
@@ -194,23 +204,68 @@ nsim_find(const char *name)
 }
 
 static int
-cmd_netsim(int argc, char **argv)
+nsim_add(void)
 {
-	struct net_device *dev;
-	struct nsim_priv *p;
+	int r = -ENOSPC;
+
+	mutex_lock(&devs_mutex);
+	for (int i = 0; i < NSIM_MAX; i++) {
+		if (devs[i] == NULL) {
+			r = nsim_create(i);
+			break;
+		}
+	}
+	mutex_unlock(&devs_mutex);
+	if (r == -ENOSPC)
+		return cmd_error("netsim", r, "all %d devices exist", NSIM_MAX);
+	if (r < 0)
+		return cmd_error("netsim", r, "could not create a device");
+	return 0;
+}
+
+/* Claim the slot, so no other command finds the device, then unregister
+ * outside the mutex (it may wait); an interrupted wait gives it back. */
+static int
+nsim_del(const char *name)
+{
+	struct net_device *dev = NULL;
+	int i, r;
+
+	mutex_lock(&devs_mutex);
+	for (i = 0; i < NSIM_MAX; i++) {
+		if (devs[i] != NULL && strcmp(devs[i]->name, name) == 0) {
+			dev = devs[i];
+			devs[i] = NULL;
+			break;
+		}
+	}
+	mutex_unlock(&devs_mutex);
+	if (dev == NULL)
+		return cmd_error("netsim", -ENODEV, "no netsim device %s",
+		                 name);
+	r = unregister_netdev(dev);
+	if (r < 0) {
+		mutex_lock(&devs_mutex);
+		ASSERT(devs[i] == NULL);
+		devs[i] = dev;
+		mutex_unlock(&devs_mutex);
+		return cmd_error("netsim", r,
+		                 "%s: unregister interrupted, device restored",
+		                 name);
+	}
+	kprintf("netsim: deleted %s\n", name);
+	return 0;
+}
+
+/* link, fail_open, hold: with devs_mutex held, so dev stays. */
+static int
+nsim_knob(int argc, char **argv, struct net_device *dev)
+{
+	struct nsim_priv *p = netdev_priv(dev);
 	unsigned long ms, n = 1;
 	struct args a;
 	int r;
 
-	if (args_parse(&a, "netsim", argc, argv, "", 2, 4) < 0)
-		return -EINVAL;
-	argc = a.argc;
-	argv = a.argv;
-	dev = nsim_find(argv[2]);
-	if (dev == NULL)
-		return cmd_error("netsim", -ENODEV, "no netsim device %s",
-		                 argv[2]);
-	p = netdev_priv(dev);
 	if (strcmp(argv[1], "link") == 0 && argc == 4) {
 		if (strcmp(argv[3], "on") == 0)
 			netif_carrier_on(dev);
@@ -246,34 +301,36 @@ cmd_netsim(int argc, char **argv)
 		        dev->name, n, ms);
 		return 0;
 	}
-	if (strcmp(argv[1], "del") == 0 && argc == 3) {
-		for (int i = 0; i < NSIM_MAX; i++) {
-			if (devs[i] != dev)
-				continue;
-			r = unregister_netdev(dev);
-			if (r == -EINTR)
-				return cmd_error("netsim", r,
-				                 "%s: unregister interrupted, "
-				                 "device restored",
-				                 argv[2]);
-			if (r < 0)
-				return cmd_error("netsim", r,
-				                 "%s: already being "
-				                 "unregistered (rmmod)",
-				                 argv[2]);
-			devs[i] = NULL;
-			kprintf("netsim: deleted %s\n", argv[2]);
-			return 0;
-		}
-	}
-	return args_refuse(&a, "unknown action '%s' or wrong arguments",
-	                   argv[1]);
+	return cmd_usage("netsim");
+}
+
+static int
+cmd_netsim(int argc, char **argv)
+{
+	struct net_device *dev;
+	int r;
+
+	if (argc == 2 && strcmp(argv[1], "add") == 0)
+		return nsim_add();
+	if (argc < 3)
+		return cmd_usage("netsim");
+	if (strcmp(argv[1], "del") == 0)
+		return argc == 3 ? nsim_del(argv[2]) : cmd_usage("netsim");
+	mutex_lock(&devs_mutex);
+	dev = nsim_find(argv[2]);
+	if (dev == NULL)
+		r = cmd_error("netsim", -ENODEV, "no netsim device %s",
+		              argv[2]);
+	else
+		r = nsim_knob(argc, argv, dev);
+	mutex_unlock(&devs_mutex);
+	return r;
 }
 
 static struct command netsim_cmd = {
     .name = "netsim",
-    .usage = "netsim link DEV on|off | fail_open DEV 0|1 | hold DEV MS "
-             "[N] | del DEV",
+    .usage = "netsim add | link DEV on|off | fail_open DEV 0|1 | hold DEV "
+             "MS [N] | del DEV",
     .help = "knobs of the software network devices",
     .fn = cmd_netsim,
 };
@@ -281,12 +338,17 @@ static struct command netsim_cmd = {
 static void
 destroy_all(void)
 {
+	struct net_device *gone[NSIM_MAX];
+
+	mutex_lock(&devs_mutex);
 	for (int i = 0; i < NSIM_MAX; i++) {
-		if (devs[i] == NULL)
-			continue;
-		unregister_netdev(devs[i]);
+		gone[i] = devs[i];
 		devs[i] = NULL;
 	}
+	mutex_unlock(&devs_mutex);
+	for (int i = 0; i < NSIM_MAX; i++)
+		if (gone[i] != NULL)
+			unregister_netdev(gone[i]);
 }
 
 static void
@@ -306,8 +368,10 @@ netsim_init(void)
 		        NSIM_MAX);
 		return -EINVAL;
 	}
+	mutex_lock(&devs_mutex);
 	for (unsigned i = 0; i < count && r == 0; i++)
 		r = nsim_create((int)i);
+	mutex_unlock(&devs_mutex);
 	if (r < 0) {
 		destroy_all();
 		return r;

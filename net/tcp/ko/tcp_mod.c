@@ -12,10 +12,12 @@
 #include "net/ipv4_hdr.h"
 #include "net/tcp_persist.h"
 #include <kernel/errno.h>
+#include <kernel/invariant.h>
 #include <kernel/kmalloc.h>
 #include <kernel/module.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
+#include <kernel/string.h>
 #include <kernel/timer.h>
 #include <kernel/work.h>
 #include <kernel/x86.h>
@@ -81,6 +83,41 @@ tcp_emit(void *ctx, const struct tcp_seg *seg)
 	txq_len++;
 }
 
+/* debug_invariants: the PCB lists are checked on every unlock, so a
+ * broken list panics with the code that broke it on the stack. */
+static void
+tcp_debug_check_locked(void)
+{
+	const char *why;
+
+	if (!debug_invariants || tcp_stack == NULL)
+		return;
+	why = tcp_pcbs_sane(tcp_stack);
+	if (why != NULL)
+		panic("tcp: tcp_pcbs_sane: %s", why);
+}
+
+static const char *
+tcp_invariant(char *buf, size_t size)
+{
+	const char *why = NULL;
+	uint32_t f = tcp_lock_irqsave();
+
+	if (tcp_stack != NULL)
+		why = tcp_pcbs_sane(tcp_stack);
+	if (why != NULL) {
+		strlcpy(buf, why, size);
+		why = buf;
+	}
+	spin_unlock_irqrestore(&tcp_lock, f);
+	return why;
+}
+
+static struct invariant tcp_pcbs_invariant = {
+    .name = "tcp_pcbs",
+    .check = tcp_invariant,
+};
+
 /*
  * Unlock and transmit what the core emitted, in the order it emitted it.
  * Segments are sent with tcp_lock dropped (IP, ARP and the driver take
@@ -100,6 +137,7 @@ tcp_unlock_flush(uint32_t flags)
 	struct txq_ent e;
 
 	ASSERT(spin_held(&tcp_lock));
+	tcp_debug_check_locked();
 	if (flushing) {
 		spin_unlock_irqrestore(&tcp_lock, flags);
 		return; /* the running flusher sends ours too */
@@ -264,6 +302,7 @@ tcp_mod_init(void)
 	if (r != 0)
 		goto out_sock;
 	tcp_cmds_register();
+	invariant_register(&tcp_pcbs_invariant);
 	timer_add(&tcp_timer, now_ms() + TICK_MAX_MS);
 	return 0;
 
@@ -280,6 +319,7 @@ tcp_mod_exit(void)
 {
 	uint32_t f;
 
+	invariant_unregister(&tcp_pcbs_invariant);
 	tcp_cmds_unregister();
 	stopping = true;
 	cancel_work_sync(&tcp_work);

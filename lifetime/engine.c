@@ -1,0 +1,506 @@
+/*
+ * `stress lifetime [k=v..]`: the lifetime stress engine (lifetime.h,
+ * docs/stress.md).  The shell thread parses the parameters, takes the
+ * start snapshot, starts one worker per CPU (or workers=N, spread
+ * round-robin), prints a progress line every two seconds and runs the
+ * invariant checkers every second while they work; Ctrl-C stops the
+ * run early.  Then it puts the system back (settle.c), checks the end
+ * state and prints the report: ops and outcomes per kind, rmmod wait
+ * times, and the line that replays the run.
+ */
+#include "lifetime/lifetime.h"
+#include "modloader/module_internal.h"
+#include <net/netdevice.h>
+#include <kernel/errno.h>
+#include <kernel/invariant.h>
+#include <kernel/kmalloc.h>
+#include <kernel/multiboot.h>
+#include <kernel/sched.h>
+#include <kernel/shell.h>
+#include <kernel/string.h>
+#include <kernel/waitq.h>
+
+#define PROGRESS_MS 2000
+#define CHECK_MS    1000
+#define DEFAULT_OPS 1000
+#define MAX_OPS     10000000
+#define MAX_SECS    86400
+
+static const char *const default_mods[] = {"e1000",   "virtio_net", "netsim",
+                                           "tcp",     "sockproto",  "chain_a",
+                                           "chain_b", "chain_c"};
+
+/* splitmix64: one 64-bit state per worker, seeded from (seed, id). */
+uint32_t
+lt_rand(struct lt_worker *w)
+{
+	uint64_t z = (w->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (uint32_t)((z ^ (z >> 31)) >> 16);
+}
+
+static bool
+op_ok(const struct lt_op *op, int r)
+{
+	if (r == 0)
+		return true;
+	for (const int *e = op->ok; *e != 0; e++)
+		if (-r == *e)
+			return true;
+	return false;
+}
+
+static unsigned
+pick_op(struct lt_worker *w)
+{
+	uint32_t x = lt_below(w, w->run->total_weight);
+
+	for (unsigned i = 0; i < lt_nops; i++) {
+		if (x < w->run->p.weight[i])
+			return i;
+		x -= w->run->p.weight[i];
+	}
+	return lt_nops - 1;
+}
+
+static void
+fail(struct lt_worker *w, const struct lt_rec *rec, const char *why)
+{
+	struct lt_run *run = w->run;
+	char arg[16];
+
+	__atomic_add_fetch(&run->failures, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&run->stats[rec->op].fails, 1, __ATOMIC_RELAXED);
+	printk(LOG_ERR,
+	       "stress: FAIL: seed %u worker %d op #%u %s %s: %s; output "
+	       "(%u lines): '%s'\n",
+	       (unsigned)run->p.seed, w->id, (unsigned)rec->idx,
+	       lt_ops[rec->op].name,
+	       lt_arg_name(&lt_ops[rec->op], rec->arg, arg, sizeof(arg)), why,
+	       w->out.lines, w->out.last);
+	run->stop = true;
+	lt_ring_dump(run);
+}
+
+static void
+one_op(struct lt_worker *w, uint32_t idx)
+{
+	struct lt_run *run = w->run;
+	struct lt_rec rec;
+	unsigned k = pick_op(w);
+	uint32_t arg = lt_rand(w);
+	uint64_t t0;
+	int r;
+
+	out_capture_begin(&w->out);
+	t0 = now_ms();
+	r = lt_ops[k].run(w, arg);
+	rec =
+	    (struct lt_rec){idx, (uint16_t)k, (uint16_t)cpu_id(),
+	                    arg, r,           (uint32_t)(now_ms() - t0) * 1000};
+	out_capture_end();
+	lt_ring_add(w, &rec);
+	__atomic_add_fetch(&run->stats[k].count, 1, __ATOMIC_RELAXED);
+	if (r != 0)
+		__atomic_add_fetch(&run->stats[k].errors, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&run->done_ops, 1, __ATOMIC_RELAXED);
+	if (!op_ok(&lt_ops[k], r))
+		fail(w, &rec, "unexpected result");
+}
+
+static uint32_t
+worker_budget(const struct lt_run *run, int id)
+{
+	uint32_t n = run->p.ops / (uint32_t)run->p.workers;
+
+	return n + ((uint32_t)id < run->p.ops % (uint32_t)run->p.workers);
+}
+
+static void
+worker_main(void *arg)
+{
+	struct lt_worker *w = arg;
+	struct lt_run *run = w->run;
+	uint32_t budget = worker_budget(run, w->id);
+
+	for (uint32_t i = 0; !run->stop; i++) {
+		if (run->p.ops != 0 && i >= budget)
+			break;
+		if (run->p.secs != 0 && now_ms() >= run->deadline_ms)
+			break;
+		one_op(w, i);
+	}
+	__atomic_store_n(&w->done, true, __ATOMIC_SEQ_CST);
+	thread_exit();
+}
+
+/* ---- parameters -----------------------------------------------------------
+ */
+
+static int
+set_mix(struct lt_params *p, char *s)
+{
+	while (*s != '\0') {
+		char *colon = strchr(s, ':'), *end;
+		unsigned long v;
+		int k;
+
+		if (colon == NULL)
+			return -EINVAL;
+		*colon = '\0';
+		end = strchr(colon + 1, ',');
+		if (end != NULL)
+			*end = '\0';
+		k = lt_op_find(s);
+		if (k < 0 || parse_ulong(colon + 1, &v) != 0 || v > 1000)
+			return -EINVAL;
+		p->weight[k] = (unsigned)v;
+		s = end != NULL ? end + 1 : colon + 1 + strlen(colon + 1);
+	}
+	return 0;
+}
+
+static int
+set_mods(struct lt_run *run, char *s)
+{
+	char ko[MODULE_NAME_LEN + 4];
+
+	run->nmods = 0;
+	while (s != NULL && *s != '\0') {
+		char *end = strchr(s, ',');
+		if (end != NULL)
+			*end++ = '\0';
+		snprintf(ko, sizeof(ko), "%s.ko", s);
+		if (run->nmods == LT_MODS_MAX || boot_module_find(ko) == NULL)
+			return -ENOENT;
+		run->mods[run->nmods++] = s;
+		s = end;
+	}
+	return run->nmods > 0 ? 0 : -EINVAL;
+}
+
+static void
+default_mod_set(struct lt_run *run)
+{
+	char ko[MODULE_NAME_LEN + 4];
+
+	run->nmods = 0;
+	for (unsigned i = 0; i < sizeof(default_mods) / sizeof(*default_mods);
+	     i++) {
+		snprintf(ko, sizeof(ko), "%s.ko", default_mods[i]);
+		if (boot_module_find(ko) != NULL)
+			run->mods[run->nmods++] = default_mods[i];
+	}
+}
+
+static int
+online_cpus(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < MAX_CPUS; i++)
+		n += cpus[i].state == CPU_ONLINE;
+	return n;
+}
+
+static int
+parse(struct lt_run *run, int argc, char **argv)
+{
+	struct lt_params *p = &run->p;
+	unsigned long v;
+	bool seeded = false;
+
+	p->workers = online_cpus();
+	p->holdmax_ms = 300;
+	p->progress = true;
+	for (unsigned i = 0; i < lt_nops; i++)
+		p->weight[i] = lt_ops[i].weight;
+	default_mod_set(run);
+	for (int i = 2; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		const char *k = argv[i];
+		char *val;
+		if (eq == NULL)
+			return cmd_error("stress", -EINVAL,
+			                 "'%s': expected KEY=VALUE", argv[i]);
+		*eq = '\0';
+		val = eq + 1;
+		if (strcmp(k, "mix") == 0) {
+			if (set_mix(p, val) != 0)
+				return cmd_error(
+				    "stress", -EINVAL,
+				    "mix: expected OP:WEIGHT,.. with "
+				    "weights 0-1000");
+			continue;
+		}
+		if (strcmp(k, "mods") == 0) {
+			if (set_mods(run, val) != 0)
+				return cmd_error("stress", -ENOENT,
+				                 "mods: not a list of boot "
+				                 "modules");
+			continue;
+		}
+		if (parse_ulong(val, &v) != 0)
+			return cmd_error("stress", -EINVAL,
+			                 "%s: '%s' is not a number", k, val);
+		if (strcmp(k, "seed") == 0 && v <= 0xffffffffu) {
+			p->seed = (uint32_t)v;
+			seeded = true;
+		} else if (strcmp(k, "ops") == 0 && v <= MAX_OPS) {
+			p->ops = (uint32_t)v;
+		} else if (strcmp(k, "secs") == 0 && v <= MAX_SECS) {
+			p->secs = (uint32_t)v;
+		} else if (strcmp(k, "workers") == 0 && v >= 1 && v <= 32) {
+			p->workers = (int)v;
+		} else if (strcmp(k, "holdmax") == 0 && v <= 10000) {
+			p->holdmax_ms = (unsigned)v;
+		} else if (strcmp(k, "tcpport") == 0 && v <= 65535) {
+			p->tcpport = (unsigned)v;
+		} else if (strcmp(k, "udpport") == 0 && v <= 65535) {
+			p->udpport = (unsigned)v;
+		} else if (strcmp(k, "progress") == 0 && v <= 1) {
+			p->progress = v != 0;
+		} else {
+			return cmd_error("stress", -EINVAL,
+			                 "%s=%s: unknown or out of range "
+			                 "(see help stress)",
+			                 k, val);
+		}
+	}
+	if (p->ops == 0 && p->secs == 0)
+		p->ops = DEFAULT_OPS;
+	if (!seeded)
+		p->seed = (uint32_t)(now_ms() * 2654435761u) | 1;
+	for (unsigned i = 0; i < lt_nops; i++)
+		run->total_weight += p->weight[i];
+	if (run->total_weight == 0)
+		return cmd_error("stress", -EINVAL, "mix: every weight is 0");
+	if (run->nmods == 0)
+		return cmd_error("stress", -ENOENT,
+		                 "no module to load (pass them with -initrd)");
+	return 0;
+}
+
+/* The line that runs the same operations again. */
+static void
+print_params(const struct lt_run *run, const char *prefix)
+{
+	char mix[256] = "", mods[128] = "";
+	size_t n = 0, m = 0;
+
+	for (unsigned i = 0; i < lt_nops; i++)
+		n += snprintf(mix + n, sizeof(mix) - n, "%s%s:%u", i ? "," : "",
+		              lt_ops[i].name, run->p.weight[i]);
+	for (int i = 0; i < run->nmods && m < sizeof(mods); i++)
+		m += snprintf(mods + m, sizeof(mods) - m, "%s%s", i ? "," : "",
+		              run->mods[i]);
+	kprintf("%sstress lifetime seed=%u ops=%u secs=%u workers=%d "
+	        "holdmax=%u tcpport=%u udpport=%u mods=%s mix=%s\n",
+	        prefix, (unsigned)run->p.seed, (unsigned)run->p.ops,
+	        (unsigned)run->p.secs, run->p.workers, run->p.holdmax_ms,
+	        run->p.tcpport, run->p.udpport, mods, mix);
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+static void
+progress(struct lt_run *run)
+{
+	uint64_t el = now_ms() - run->start_ms;
+	uint32_t done = run->done_ops;
+	unsigned rate = el > 0 ? (unsigned)(done * 1000ull / el) : 0;
+	unsigned eta;
+
+	if (run->p.ops != 0)
+		eta = rate > 0 ? (run->p.ops - done) / rate : 0;
+	else
+		eta = (unsigned)((run->deadline_ms > now_ms()
+		                      ? run->deadline_ms - now_ms()
+		                      : 0) /
+		                 1000);
+	kprintf("stress: lifetime: %u%s%u ops, %u ops/s, %u failures, %u s "
+	        "elapsed, ETA %u s\n",
+	        (unsigned)done, run->p.ops ? "/" : "", (unsigned)run->p.ops,
+	        rate, (unsigned)run->failures, (unsigned)(el / 1000), eta);
+}
+
+static bool
+all_done(struct lt_run *run)
+{
+	for (int i = 0; i < run->p.workers; i++)
+		if (!run->w[i].done)
+			return false;
+	return true;
+}
+
+/* The shell thread while the workers run. */
+static void
+supervise(struct lt_run *run)
+{
+	uint64_t next_progress = now_ms() + PROGRESS_MS;
+	uint64_t next_check = now_ms() + CHECK_MS;
+
+	while (!all_done(run)) {
+		if (msleep_interruptible(50) != 0) {
+			kprintf("stress: lifetime: interrupted, stopping "
+			        "the workers\n");
+			run->stop = true;
+			clear_signal();
+		}
+		if (now_ms() >= next_check) {
+			if (invariants_check("during the run") != 0) {
+				__atomic_add_fetch(&run->failures, 1,
+				                   __ATOMIC_SEQ_CST);
+				run->stop = true;
+				lt_ring_dump(run);
+			}
+			next_check = now_ms() + CHECK_MS;
+		}
+		if (run->p.progress && now_ms() >= next_progress) {
+			progress(run);
+			next_progress += PROGRESS_MS;
+		}
+	}
+}
+
+static void
+sort_u32(uint32_t *v, uint32_t n)
+{
+	for (uint32_t gap = n / 2; gap > 0; gap /= 2)
+		for (uint32_t i = gap; i < n; i++)
+			for (uint32_t j = i; j >= gap && v[j - gap] > v[j];
+			     j -= gap) {
+				uint32_t t = v[j];
+				v[j] = v[j - gap];
+				v[j - gap] = t;
+			}
+}
+
+static void
+report(struct lt_run *run)
+{
+	uint32_t n = run->nwaits < LT_WAITS ? run->nwaits : LT_WAITS;
+
+	kprintf("stress: lifetime: %-10s %8s %8s %8s\n", "op", "count",
+	        "errors", "failures");
+	for (unsigned i = 0; i < lt_nops; i++)
+		kprintf("stress: lifetime: %-10s %8u %8u %8u\n", lt_ops[i].name,
+		        (unsigned)run->stats[i].count,
+		        (unsigned)run->stats[i].errors,
+		        (unsigned)run->stats[i].fails);
+	sort_u32(run->waits, n);
+	if (n > 0)
+		kprintf("stress: lifetime: rmmod wait (refmode=%s, modref=%s): "
+		        "%u unloads, min %u us, median %u us, p99 %u us, max "
+		        "%u us\n",
+		        netdev_refmode_name(), module_default_refops()->name,
+		        (unsigned)n, (unsigned)run->waits[0],
+		        (unsigned)run->waits[n / 2],
+		        (unsigned)run->waits[(n * 99) / 100],
+		        (unsigned)run->waits[n - 1]);
+	else
+		kprintf("stress: lifetime: rmmod wait (refmode=%s, modref=%s): "
+		        "no unloads\n",
+		        netdev_refmode_name(), module_default_refops()->name);
+	print_params(run, "stress: lifetime: replay: ");
+}
+
+static int
+start_workers(struct lt_run *run)
+{
+	int ncpu = online_cpus();
+
+	for (int i = 0; i < run->p.workers; i++) {
+		struct lt_worker *w = &run->w[i];
+		char name[16];
+		w->id = i;
+		w->cpu = i % ncpu;
+		w->run = run;
+		w->rng = run->p.seed ^ ((uint64_t)(i + 1) << 32);
+		timer_init(&w->intr_timer, lt_intr_fire, w);
+		snprintf(name, sizeof(name), "stress-w%d", i);
+		w->thread = thread_create(name, worker_main, w, w->cpu);
+		if (w->thread == NULL) {
+			run->stop = true;
+			for (int j = i; j < run->p.workers; j++)
+				run->w[j].done = true;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int
+lifetime(int argc, char **argv)
+{
+	struct lt_snapshot *snap;
+	struct lt_run *run;
+	int r, settled;
+
+	run = kzalloc(sizeof(*run), "stress");
+	if (run == NULL)
+		return cmd_error("stress", -ENOMEM, "no memory for the run");
+	r = parse(run, argc, argv);
+	if (r != 0)
+		goto out;
+	run->w = kzalloc(sizeof(*run->w) * (size_t)run->p.workers, "stress");
+	snap = lt_snapshot_take();
+	if (run->w == NULL || snap == NULL) {
+		lt_snapshot_free(snap);
+		r = cmd_error("stress", -ENOMEM, "no memory for the workers");
+		goto out;
+	}
+	kprintf("stress: lifetime: refmode=%s modref=%s cpus=%d\n",
+	        netdev_refmode_name(), module_default_refops()->name,
+	        online_cpus());
+	print_params(run, "stress: lifetime: run: ");
+	run->start_ms = now_ms();
+	run->deadline_ms = run->start_ms + run->p.secs * 1000ull;
+	r = start_workers(run);
+	supervise(run);
+	if (run->p.progress)
+		progress(run);
+	settled = lt_settle(run, snap);
+	lt_snapshot_free(snap);
+	report(run);
+	if (r != 0)
+		r = cmd_error("stress", r, "could not start the workers");
+	else if (run->failures != 0 || settled != 0)
+		r = cmd_error("stress", -EIO,
+		              "lifetime: %u failures%s (seed %u)",
+		              (unsigned)run->failures,
+		              settled != 0 ? ", end state differs" : "",
+		              (unsigned)run->p.seed);
+	else
+		kprintf("stress: lifetime: PASS: %u ops, 0 failures, start "
+		        "state restored (seed %u)\n",
+		        (unsigned)run->done_ops, (unsigned)run->p.seed);
+out:
+	kfree(run->w);
+	kfree(run);
+	return r;
+}
+
+static int
+cmd_stress(int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], "lifetime") == 0)
+		return lifetime(argc, argv);
+	if (argc == 2 && strcmp(argv[1], "check") == 0)
+		return invariants_check("on request") == 0
+		           ? (kprintf("stress: check: every invariant "
+		                      "holds\n"),
+		              0)
+		           : cmd_error("stress", -EIO,
+		                       "check: invariants broken (above)");
+	return cmd_usage("stress");
+}
+COMMAND(stress,
+        "stress lifetime [seed=N] [ops=N] [secs=N] [workers=N] "
+        "[holdmax=MS] [tcpport=P] [udpport=P] [mods=A,B..] "
+        "[mix=OP:W,..] [progress=0|1] | stress check",
+        "concurrent module/device/socket lifetime stress; check runs "
+        "every invariant checker",
+        cmd_stress);

@@ -1,0 +1,127 @@
+/*
+ * The lifetime stress engine (`stress lifetime`, docs/stress.md): worker
+ * threads on every CPU run a seeded random mix of lifetime operations
+ * (module load and unload in every flavour, device add/del/up/down,
+ * holders, DHCP, sockets, readers) concurrently, then the engine puts
+ * everything back as it found it and checks that nothing is left over.
+ *
+ *   engine.c  the command, parameters, workers, progress, report
+ *   ops.c     the operations and which outcomes each may have
+ *   ring.c    the per-worker op log, dumped on failure
+ *   settle.c  snapshot of the start state, cleanup, end-state checks
+ *
+ * Reproduction: worker w's op sequence (kinds and arguments) depends only
+ * on (seed, w), never on what the system did, so the same seed replays
+ * the same operations; only their interleaving differs (on one CPU under
+ * QEMU record/replay, not even that).
+ */
+#ifndef LIFETIME_LIFETIME_H
+#define LIFETIME_LIFETIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <kernel/cpu.h>
+#include <kernel/printk.h>
+#include <kernel/timer.h>
+
+struct lt_worker;
+
+/* One kind of operation.  run returns 0 or -errno; ok lists the errnos
+ * (positive) that are a legitimate outcome under concurrency. */
+struct lt_op {
+	const char *name;
+	int (*run)(struct lt_worker *w, uint32_t arg);
+	const int *ok; /* 0-terminated */
+	unsigned weight;
+};
+
+extern const struct lt_op lt_ops[];
+extern const unsigned lt_nops;
+int lt_op_find(const char *name);
+
+#define LT_RING     64
+#define LT_WAITS    4096
+#define LT_MODS_MAX 12
+
+struct lt_rec {
+	uint32_t idx;
+	uint16_t op;
+	uint16_t cpu;
+	uint32_t arg;
+	int32_t result;
+	uint32_t us;
+};
+
+struct lt_run;
+
+struct lt_worker {
+	int id, cpu;
+	uint64_t rng;
+	struct lt_run *run;
+	struct thread *thread;
+	struct timer intr_timer; /* signals the worker (Ctrl-C of an op) */
+	struct out_capture out;
+	struct lt_rec ring[LT_RING];
+	uint32_t nrec;
+	volatile bool done;
+};
+
+struct lt_stats {
+	volatile uint32_t count, errors, fails;
+};
+
+struct lt_params {
+	uint32_t seed;
+	uint32_t ops;  /* total, split over the workers (0: by secs) */
+	uint32_t secs; /* wall-clock bound (0: by ops) */
+	int workers;
+	unsigned weight[32]; /* per op kind */
+	unsigned holdmax_ms;
+	unsigned tcpport, udpport;
+	bool progress;
+};
+
+struct lt_run {
+	struct lt_params p;
+	struct lt_worker *w; /* p.workers of them */
+	const char *mods[LT_MODS_MAX];
+	int nmods;
+	unsigned total_weight;
+	uint64_t start_ms, deadline_ms;
+	volatile uint32_t done_ops;
+	volatile uint32_t failures;
+	volatile bool stop;
+	volatile int dumped;
+	struct lt_stats stats[32];
+	/* rmmod wait times (us) of successful waiting unloads */
+	uint32_t waits[LT_WAITS];
+	volatile uint32_t nwaits;
+};
+
+uint32_t lt_rand(struct lt_worker *w);
+static inline uint32_t
+lt_below(struct lt_worker *w, uint32_t n)
+{
+	return n == 0 ? 0 : lt_rand(w) % n;
+}
+
+/* ring.c */
+void lt_ring_add(struct lt_worker *w, const struct lt_rec *r);
+void lt_ring_dump(struct lt_run *run);
+const char *lt_arg_name(const struct lt_op *op, uint32_t arg, char *buf,
+                        size_t size);
+
+/* ops.c helpers the engine uses */
+void lt_intr_fire(struct timer *t); /* the worker's interrupt timer */
+void lt_wait_sample(struct lt_run *run, uint32_t us);
+
+/* settle.c */
+struct lt_snapshot;
+struct lt_snapshot *lt_snapshot_take(void);
+void lt_snapshot_free(struct lt_snapshot *s);
+/* Unload what the run loaded, reload what it unloaded, wait for counts
+ * to settle; 0 if the system matches the snapshot, else -EIO (each
+ * difference reported). */
+int lt_settle(struct lt_run *run, struct lt_snapshot *s);
+
+#endif

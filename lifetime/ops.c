@@ -1,0 +1,341 @@
+/*
+ * The operations of the lifetime stress.  Each takes a 32-bit argument
+ * drawn from the worker's generator (which module, which device, how
+ * long, which flavour) and returns 0 or -errno.  What each may
+ * legitimately fail with, given that every other operation runs at the
+ * same time, is listed next to it: any other outcome is a failure of the
+ * run.  Commands are run with shell_exec from the worker thread (the
+ * owner rule for module commands, their argument checks and error lines
+ * all take part); their output is captured, not printed.
+ */
+#include "lifetime/lifetime.h"
+#include "modloader/module_internal.h"
+#include "net/inet.h"
+#include <kernel/errno.h>
+#include <kernel/invariant.h>
+#include <kernel/sched.h>
+#include <kernel/shell.h>
+#include <kernel/string.h>
+#include <kernel/waitq.h>
+
+#define WATCHDOG_MS   30000 /* a waiting op that takes longer is stuck */
+#define INTR_MAX_MS   200   /* the Ctrl-C of rmmod comes within this */
+#define DHCP_MS       3000
+#define GATEWAY       0x0a000202 /* 10.0.2.2, QEMU user networking */
+#define SOCKPROTO_NUM 253
+
+static const char *const devnames[] = {"eth0",  "eth1",  "nsim0",
+                                       "nsim1", "nsim2", "nsim3"};
+#define NDEVS (sizeof(devnames) / sizeof(devnames[0]))
+
+static const char *
+mod_of(struct lt_worker *w, uint32_t arg)
+{
+	return w->run->mods[arg % (uint32_t)w->run->nmods];
+}
+
+static const char *
+dev_of(uint32_t arg)
+{
+	return devnames[arg % NDEVS];
+}
+
+void
+lt_intr_fire(struct timer *t)
+{
+	struct lt_worker *w = t->data;
+
+	thread_signal(w->thread);
+}
+
+/* Arm the worker's interrupt: ms from now its op sees a Ctrl-C. */
+static void
+intr_arm(struct lt_worker *w, unsigned ms)
+{
+	timer_add(&w->intr_timer, now_ms() + ms);
+}
+
+/* Disarm, and forget a signal that came after the op ended. */
+static void
+intr_disarm(struct lt_worker *w)
+{
+	timer_del(&w->intr_timer);
+	clear_signal();
+}
+
+static int exec(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int
+exec(const char *fmt, ...)
+{
+	char line[96];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	return shell_exec(line);
+}
+
+/* ---- modules ------------------------------------------------------------ */
+
+static int
+op_insmod(struct lt_worker *w, uint32_t arg)
+{
+	const char *name = mod_of(w, arg);
+	char err[160], count[16];
+	char *argv[1] = {count};
+	int argc = 0;
+
+	if (strcmp(name, "netsim") == 0) {
+		snprintf(count, sizeof(count), "count=%u", 1 + (arg >> 8) % 3);
+		argc = 1;
+	}
+	return module_load(name, argc, argv, NULL, err, sizeof(err));
+}
+
+void
+lt_wait_sample(struct lt_run *run, uint32_t us)
+{
+	uint32_t i = __atomic_fetch_add(&run->nwaits, 1, __ATOMIC_RELAXED);
+
+	if (i < LT_WAITS)
+		run->waits[i] = us;
+}
+
+/* rmmod and rmmod -f wait (for holders the run lets go of by itself):
+ * a watchdog turns a stuck wait into EINTR, which is not an accepted
+ * outcome. */
+static int
+rmmod_waiting(struct lt_worker *w, uint32_t arg, int flags)
+{
+	uint64_t t0 = now_ms();
+	int r;
+
+	intr_arm(w, WATCHDOG_MS);
+	r = module_unload(mod_of(w, arg), flags | RMMOD_QUIET);
+	intr_disarm(w);
+	if (r == 0)
+		lt_wait_sample(w->run, (uint32_t)(now_ms() - t0) * 1000);
+	return r;
+}
+
+static int
+op_rmmod(struct lt_worker *w, uint32_t arg)
+{
+	return rmmod_waiting(w, arg, 0);
+}
+
+static int
+op_rmmod_f(struct lt_worker *w, uint32_t arg)
+{
+	return rmmod_waiting(w, arg, RMMOD_FORCE);
+}
+
+static int
+op_rmmod_n(struct lt_worker *w, uint32_t arg)
+{
+	return module_unload(mod_of(w, arg), RMMOD_NOWAIT | RMMOD_QUIET);
+}
+
+/* A waiting rmmod that the user interrupts after 0..200 ms. */
+static int
+op_rmmod_intr(struct lt_worker *w, uint32_t arg)
+{
+	int r;
+
+	intr_arm(w, (arg >> 8) % INTR_MAX_MS);
+	r = module_unload(mod_of(w, arg), RMMOD_QUIET);
+	intr_disarm(w);
+	return r;
+}
+
+/* ---- devices ------------------------------------------------------------ */
+
+static int
+op_nsim_add(struct lt_worker *w, uint32_t arg)
+{
+	return exec("netsim add");
+}
+
+/* netsim del waits for the device's holders; one in four is
+ * interrupted after 0..200 ms (the unregister rolls back). */
+static int
+op_nsim_del(struct lt_worker *w, uint32_t arg)
+{
+	bool intr = ((arg >> 8) & 3) == 0;
+	int r;
+
+	intr_arm(w, intr ? (arg >> 10) % INTR_MAX_MS : WATCHDOG_MS);
+	r = exec("netsim del nsim%u", arg % 4);
+	intr_disarm(w);
+	if (r == -EINTR && !intr)
+		r = -ETIMEDOUT; /* the watchdog: stuck */
+	return r;
+}
+
+static int
+op_link_up(struct lt_worker *w, uint32_t arg)
+{
+	return exec("ip link set %s up", dev_of(arg));
+}
+
+static int
+op_link_down(struct lt_worker *w, uint32_t arg)
+{
+	return exec("ip link set %s down", dev_of(arg));
+}
+
+static int
+op_devhold(struct lt_worker *w, uint32_t arg)
+{
+	return exec("devhold %s %u", dev_of(arg),
+	            (arg >> 8) % (w->run->p.holdmax_ms + 1));
+}
+
+static int
+op_dhcp(struct lt_worker *w, uint32_t arg)
+{
+	char msg[96];
+	int r;
+
+	intr_arm(w, WATCHDOG_MS);
+	r = dhcp_start(devnames[arg % 2], DHCP_MS, msg, sizeof(msg));
+	intr_disarm(w);
+	return r;
+}
+
+/* ---- sockets ------------------------------------------------------------ */
+
+static int
+op_udp(struct lt_worker *w, uint32_t arg)
+{
+	struct sockaddr_in4 to = {GATEWAY, (uint16_t)w->run->p.udpport};
+	struct socket *sk;
+	int r;
+
+	r = sock_create(SOCK_DGRAM, 0, &sk);
+	if (r < 0)
+		return r;
+	if ((arg >> 8) & 1)
+		r = sock_bind_device(sk, dev_of(arg));
+	if (r == 0 && to.port != 0)
+		r = sock_sendto(sk, "stress", 6, &to);
+	sock_close(sk);
+	return r < 0 ? r : 0;
+}
+
+/* With a host echo server: connect, echo, close (TIME_WAIT here);
+ * without: a socket bound to a device, closed unconnected. */
+static int
+op_tcp(struct lt_worker *w, uint32_t arg)
+{
+	struct socket *sk;
+	int r;
+
+	if (w->run->p.tcpport != 0) {
+		intr_arm(w, WATCHDOG_MS);
+		r = exec("tcpconnect 10.0.2.2 %u w%d-%u", w->run->p.tcpport,
+		         w->id, arg % 1000);
+		intr_disarm(w);
+		return r;
+	}
+	r = sock_create(SOCK_STREAM, 0, &sk);
+	if (r < 0)
+		return r;
+	r = sock_bind_device(sk, dev_of(arg));
+	sock_close(sk);
+	return r;
+}
+
+/* A socket of the sockproto module held for a while: rmmod sockproto
+ * must wait for it (or -n refuse, or -f ... wait too: no force hook). */
+static int
+op_sockproto(struct lt_worker *w, uint32_t arg)
+{
+	struct socket *sk;
+	int r;
+
+	r = sock_create(SOCK_DGRAM, SOCKPROTO_NUM, &sk);
+	if (r < 0)
+		return r;
+	msleep((arg >> 8) % (w->run->p.holdmax_ms + 1));
+	sock_close(sk);
+	return 0;
+}
+
+/* ---- readers and checks ------------------------------------------------- */
+
+static int
+op_read(struct lt_worker *w, uint32_t arg)
+{
+	static const char *const readers[] = {
+	    "lsmod", "refs", "ss", "arp", "ip route", "ip link", "ip addr"};
+	return exec("%s", readers[arg % 7]);
+}
+
+static int
+op_refs_dev(struct lt_worker *w, uint32_t arg)
+{
+	return exec("refs %s", dev_of(arg));
+}
+
+static int
+op_check(struct lt_worker *w, uint32_t arg)
+{
+	return invariants_check("during the run") == 0 ? 0 : -EIO;
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+static const int ok_none[] = {0};
+static const int ok_insmod[] = {EEXIST, EBUSY, ENOENT, ENODEV, 0};
+static const int ok_rmmod[] = {ENOENT, EBUSY, EPERM, 0};
+static const int ok_rmmod_intr[] = {ENOENT, EBUSY, EPERM, EINTR, 0};
+static const int ok_cmd[] = {ENOENT, ESRCH, ENODEV, ENOSPC, 0};
+static const int ok_del[] = {ENOENT, ESRCH, ENODEV, EINTR, 0};
+static const int ok_link[] = {ENODEV, EIO, 0};
+static const int ok_dhcp[] = {ENODEV, ETIMEDOUT, ENETDOWN, EBUSY, EAGAIN, 0};
+static const int ok_sock[] = {
+    ENODEV,          ENETUNREACH,  EHOSTUNREACH, ENETDOWN,
+    EPROTONOSUPPORT, ECONNREFUSED, ECONNRESET,   ETIMEDOUT,
+    EAGAIN,          EADDRINUSE,   ENOTCONN,     EPIPE,
+    ENOENT,          ESRCH,        EINTR,        0};
+static const int ok_refs[] = {ENOENT, 0};
+
+const struct lt_op lt_ops[] = {
+    {"insmod", op_insmod, ok_insmod, 12},
+    {"rmmod", op_rmmod, ok_rmmod, 4},
+    {"rmmod-n", op_rmmod_n, ok_rmmod, 3},
+    {"rmmod-f", op_rmmod_f, ok_rmmod, 2},
+    {"rmmod-intr", op_rmmod_intr, ok_rmmod_intr, 3},
+    {"nsim-add", op_nsim_add, ok_cmd, 4},
+    {"nsim-del", op_nsim_del, ok_del, 3},
+    {"link-up", op_link_up, ok_link, 6},
+    {"link-down", op_link_down, ok_link, 3},
+    {"devhold", op_devhold, ok_link, 5},
+    {"dhcp", op_dhcp, ok_dhcp, 1},
+    {"udp", op_udp, ok_sock, 6},
+    {"tcp", op_tcp, ok_sock, 4},
+    {"sockproto", op_sockproto, ok_sock, 3},
+    {"read", op_read, ok_none, 6},
+    {"refs-dev", op_refs_dev, ok_refs, 2},
+    {"check", op_check, ok_none, 1},
+};
+const unsigned lt_nops = sizeof(lt_ops) / sizeof(lt_ops[0]);
+
+int
+lt_op_find(const char *name)
+{
+	for (unsigned i = 0; i < lt_nops; i++)
+		if (strcmp(lt_ops[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *
+lt_arg_name(const struct lt_op *op, uint32_t arg, char *buf, size_t size)
+{
+	(void)op;
+	snprintf(buf, size, "%08x", (unsigned)arg);
+	return buf;
+}
