@@ -74,12 +74,13 @@ fail(struct lt_worker *w, const struct lt_rec *rec, const char *why)
 	__atomic_add_fetch(&run->failures, 1, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&run->stats[rec->op].fails, 1, __ATOMIC_RELAXED);
 	printk(LOG_ERR,
-	       "stress: FAIL: seed %u worker %d op #%u %s %s: %s; output "
+	       "stress: FAIL: seed %u worker %d op #%u %s %s: %s %s; output "
 	       "(%u lines): '%s'\n",
 	       (unsigned)run->p.seed, w->id, (unsigned)rec->idx,
 	       lt_ops[rec->op].name,
 	       lt_arg_name(&lt_ops[rec->op], rec->arg, arg, sizeof(arg)), why,
-	       w->out.lines, w->out.last);
+	       rec->result == 0 ? "ok" : errno_name(rec->result), w->out.lines,
+	       w->out.last);
 	run->stop = true;
 	lt_ring_dump(run);
 }

@@ -201,6 +201,8 @@ op_dhcp(struct lt_worker *w, uint32_t arg)
 	intr_arm(w, WATCHDOG_MS);
 	r = dhcp_start(devnames[arg % 2], DHCP_MS, msg, sizeof(msg));
 	intr_disarm(w);
+	if (r < 0)
+		kprintf("dhcp: %s: %s\n", errno_name(r), msg);
 	return r;
 }
 
