@@ -13,9 +13,11 @@
  *                                wait is Ctrl-C-able and rolls back)
  *
  * devs[] is under devs_mutex: commands run concurrently (the lifetime
- * stress runs them from every CPU), so `del` claims its slot before it
- * unregisters, and a device is only used by a command while the mutex
- * keeps it in its slot.  Lock order: devs_mutex, then rtnl.
+ * stress runs them from every CPU), so `del` claims its slot (deleting[])
+ * before it unregisters: no other command finds the device, and no `add`
+ * reuses the slot, which an interrupted unregister gives back.  A device
+ * is only used by a command while the mutex keeps it in its slot.  Lock
+ * order: devs_mutex, then rtnl.
  *
  * The device's destructor is netsim_destructor, in this module: in
  * refmode=legacy a reference dropped after rmmod calls it after the
@@ -53,6 +55,7 @@ MODULE_PARAM(fail_open, BOOL, "every ndo_open fails with EIO");
 
 static DEFINE_MUTEX(devs_mutex);
 static struct net_device *devs[NSIM_MAX]; /* under devs_mutex */
+static bool deleting[NSIM_MAX]; /* a del owns the slot; under devs_mutex */
 
 static void
 purge(struct nsim_priv *p)
@@ -198,7 +201,8 @@ static struct net_device *
 nsim_find(const char *name)
 {
 	for (int i = 0; i < NSIM_MAX; i++)
-		if (devs[i] != NULL && strcmp(devs[i]->name, name) == 0)
+		if (devs[i] != NULL && !deleting[i] &&
+		    strcmp(devs[i]->name, name) == 0)
 			return devs[i];
 	return NULL;
 }
@@ -223,8 +227,9 @@ nsim_add(void)
 	return 0;
 }
 
-/* Claim the slot, so no other command finds the device, then unregister
- * outside the mutex (it may wait); an interrupted wait gives it back. */
+/* Claim the slot, so no other command finds the device or takes the
+ * slot, then unregister outside the mutex (it may wait); an interrupted
+ * wait gives the slot back. */
 static int
 nsim_del(const char *name)
 {
@@ -233,9 +238,10 @@ nsim_del(const char *name)
 
 	mutex_lock(&devs_mutex);
 	for (i = 0; i < NSIM_MAX; i++) {
-		if (devs[i] != NULL && strcmp(devs[i]->name, name) == 0) {
+		if (devs[i] != NULL && !deleting[i] &&
+		    strcmp(devs[i]->name, name) == 0) {
 			dev = devs[i];
-			devs[i] = NULL;
+			deleting[i] = true;
 			break;
 		}
 	}
@@ -244,15 +250,16 @@ nsim_del(const char *name)
 		return cmd_error("netsim", -ENODEV, "no netsim device %s",
 		                 name);
 	r = unregister_netdev(dev);
-	if (r < 0) {
-		mutex_lock(&devs_mutex);
-		ASSERT(devs[i] == NULL);
-		devs[i] = dev;
-		mutex_unlock(&devs_mutex);
+	mutex_lock(&devs_mutex);
+	ASSERT(devs[i] == dev && deleting[i]);
+	deleting[i] = false;
+	if (r == 0)
+		devs[i] = NULL;
+	mutex_unlock(&devs_mutex);
+	if (r < 0)
 		return cmd_error("netsim", r,
 		                 "%s: unregister interrupted, device restored",
 		                 name);
-	}
 	kprintf("netsim: deleted %s\n", name);
 	return 0;
 }
@@ -335,6 +342,8 @@ static struct command netsim_cmd = {
     .fn = cmd_netsim,
 };
 
+/* From exit (no command can be running: each holds the module) or a
+ * failed init. */
 static void
 destroy_all(void)
 {
@@ -342,6 +351,7 @@ destroy_all(void)
 
 	mutex_lock(&devs_mutex);
 	for (int i = 0; i < NSIM_MAX; i++) {
+		ASSERT(!deleting[i]);
 		gone[i] = devs[i];
 		devs[i] = NULL;
 	}
