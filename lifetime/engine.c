@@ -11,6 +11,7 @@
 #include "lifetime/lifetime.h"
 #include "modloader/module_internal.h"
 #include <net/netdevice.h>
+#include "net/netdev_internal.h"
 #include <kernel/errno.h>
 #include <kernel/invariant.h>
 #include <kernel/kmalloc.h>
@@ -405,6 +406,11 @@ report(struct lt_run *run)
 		kprintf("stress: lifetime: rmmod wait (refmode=%s, modref=%s): "
 		        "no unloads\n",
 		        netdev_refmode_name(), module_default_refops()->name);
+	if (netdev_refmode == REFMODE_LEGACY)
+		kprintf("stress: lifetime: refmode=legacy: %u destructor "
+		        "call(s) into an unloaded module caught%s\n",
+		        legacy_caught - run->legacy_caught0,
+		        legacy_catch ? "" : " (legacy_catch=0: none can be)");
 	print_params(run, "stress: lifetime: replay: ");
 }
 
@@ -458,6 +464,7 @@ lifetime(int argc, char **argv)
 	        online_cpus());
 	print_params(run, "stress: lifetime: run: ");
 	run->start_ms = now_ms();
+	run->legacy_caught0 = legacy_caught;
 	run->deadline_ms = run->start_ms + run->p.secs * 1000ull;
 	r = start_workers(run);
 	supervise(run);

@@ -92,6 +92,7 @@ struct lt_run {
 	volatile uint32_t failures;
 	volatile bool stop;
 	volatile int dumped;
+	unsigned legacy_caught0; /* legacy_caught when the run began */
 	struct lt_stats stats[32];
 	/* rmmod wait times (us) of successful waiting unloads */
 	uint32_t waits[LT_WAITS];

@@ -122,6 +122,32 @@ unload_extra(const struct lt_snapshot *start)
 	return left;
 }
 
+/* With netsim still loaded (it was there at the start, or refmode=pinned
+ * kept it): delete the devices the run added, add back the ones it
+ * deleted (a new device takes the lowest free name). */
+static void
+restore_netsim(const struct lt_snapshot *start)
+{
+	struct lt_snapshot now;
+	char line[48];
+
+	take(&now);
+	for (int i = 0; i < now.ndevs; i++) {
+		if (strncmp(now.devs[i].name, "nsim", 4) != 0 ||
+		    find_dev(start, now.devs[i].name) != NULL)
+			continue;
+		snprintf(line, sizeof(line), "netsim del %s", now.devs[i].name);
+		shell_exec(line);
+	}
+	for (int i = 0; i < start->ndevs; i++) {
+		if (strncmp(start->devs[i].name, "nsim", 4) != 0 ||
+		    find_dev(&now, start->devs[i].name) != NULL)
+			continue;
+		snprintf(line, sizeof(line), "netsim add");
+		shell_exec(line);
+	}
+}
+
 static void
 restore(const struct lt_snapshot *start)
 {
@@ -135,6 +161,7 @@ restore(const struct lt_snapshot *start)
 		if (find_mod(&now, start->mods[i].name) == NULL)
 			module_load(start->mods[i].name, 0, NULL, NULL, err,
 			            sizeof(err));
+	restore_netsim(start);
 	take(&now);
 	for (int i = 0; i < start->ndevs; i++) {
 		const struct snap_dev *d = find_dev(&now, start->devs[i].name);

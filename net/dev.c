@@ -131,7 +131,7 @@ EXPORT_SYMBOL(free_netdev);
 void
 netdev_run_destructor(struct net_device *dev)
 {
-	if (dev->destructor != NULL)
+	if (dev->destructor != NULL && !netdev_destructor_gone(dev))
 		dev->destructor(dev);
 }
 

@@ -80,4 +80,10 @@ list_next_rcu(struct list_head *e)
 	return __atomic_load_n(&e->next, __ATOMIC_ACQUIRE);
 }
 
+/* dev_legacy.c: refmode=legacy with legacy_catch=1: true if dev's
+ * destructor lives in an unloaded module (reported, counted, dev freed). */
+bool netdev_destructor_gone(struct net_device *dev);
+extern int legacy_catch;
+extern volatile unsigned legacy_caught;
+
 #endif
