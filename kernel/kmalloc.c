@@ -4,6 +4,7 @@
  * is by the bytes the caller asked for, so a leak shows up in `meminfo`
  * under the tag that made it, regardless of slab rounding.
  */
+#include <kernel/fault.h>
 #include <kernel/kmalloc.h>
 #include <kernel/kfence.h>
 #include <kernel/page_alloc.h>
@@ -88,7 +89,7 @@ kmalloc(size_t size, const char *tag)
 	struct kmhdr *h;
 	uint32_t pages = 0;
 
-	if (size == 0 || size > (64u << 20))
+	if (size == 0 || size > (64u << 20) || fault_should_fail(FAULT_KMALLOC))
 		return NULL;
 	if (kfence_enabled) {
 		void *p = kfence_kmalloc(size, tag, t);

@@ -5,6 +5,7 @@
  * the last one ended (next fit), which is simple and, for the sizes modref
  * uses (1-16 pages), fast enough.
  */
+#include <kernel/fault.h>
 #include <kernel/page_alloc.h>
 #include <kernel/memtag.h>
 #include <kernel/spinlock.h>
@@ -97,6 +98,8 @@ alloc_pages(unsigned n, const char *tag)
 	uint32_t fl;
 	size_t f;
 
+	if (fault_should_fail(FAULT_PAGES))
+		return NULL;
 	if (n == 0)
 		return NULL;
 	fl = spin_lock_irqsave(&page_lock);

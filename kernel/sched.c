@@ -7,6 +7,7 @@
  * thread that is half switched out.  Lock order: waitq lock, then run
  * queue lock; the thread list lock nests inside neither.
  */
+#include <kernel/fault.h>
 #include <kernel/sched.h>
 #include <kernel/cpu.h>
 #include <kernel/panic.h>
@@ -122,9 +123,12 @@ pick_cpu(void)
 struct thread *
 thread_create(const char *name, void (*fn)(void *), void *arg, int cpu)
 {
-	struct thread *t = kzalloc(sizeof(*t), "thread");
+	struct thread *t;
 	uint32_t *sp;
 
+	if (fault_should_fail(FAULT_THREAD))
+		return NULL;
+	t = kzalloc(sizeof(*t), "thread");
 	if (t == NULL)
 		return NULL;
 	t->stack = alloc_pages(KSTACK_PAGES, "stack");

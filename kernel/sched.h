@@ -25,6 +25,7 @@ struct thread {
 	bool on_rq;
 	volatile bool sigpending;    /* Ctrl-C delivered, not yet consumed */
 	struct out_capture *capture; /* printk.h: output kept, not printed */
+	struct fault_ctx *fault;     /* fault.h: failures to inject */
 	int cpu;
 	struct list_head rq_link;
 	struct list_head all_link;

@@ -4,6 +4,7 @@
  * to their registered handlers, and the way back to the interrupted code
  * is where preemption happens.
  */
+#include <kernel/fault.h>
 #include <kernel/irq.h>
 #include <kernel/cpu.h>
 #include <kernel/kmalloc.h>
@@ -119,6 +120,8 @@ irq_register(int irq, irq_handler_fn fn, void *arg, const char *name)
 	uint32_t f;
 	int i, first = 1;
 
+	if (fault_should_fail(FAULT_IRQ))
+		return -ENOSPC;
 	if (irq < 0 || irq >= NR_IRQS)
 		return -1;
 	f = spin_lock_irqsave(&irq_lock);

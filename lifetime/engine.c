@@ -496,6 +496,8 @@ cmd_stress(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "lifetime") == 0)
 		return lifetime(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "faultsweep") == 0)
+		return lt_faultsweep(argc, argv);
 	if (argc == 2 && strcmp(argv[1], "check") == 0)
 		return invariants_check("on request") == 0
 		           ? (kprintf("stress: check: every invariant "
@@ -508,7 +510,8 @@ cmd_stress(int argc, char **argv)
 COMMAND(stress,
         "stress lifetime [seed=N] [ops=N] [secs=N] [workers=N] "
         "[holdmax=MS] [tcpport=P] [udpport=P] [mods=A,B..] "
-        "[mix=OP:W,..] [progress=0|1] | stress check",
-        "concurrent module/device/socket lifetime stress; check runs "
-        "every invariant checker",
+        "[mix=OP:W,..] [progress=0|1] | stress faultsweep [MODULE..] | "
+        "stress check",
+        "concurrent module/device/socket lifetime stress; every failure "
+        "path of insmod and ip link up; every invariant checker",
         cmd_stress);

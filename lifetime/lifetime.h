@@ -9,6 +9,7 @@
  *   ops.c     the operations and which outcomes each may have
  *   ring.c    the per-worker op log, dumped on failure
  *   settle.c  snapshot of the start state, cleanup, end-state checks
+ *   faultsweep.c  every failure path of insmod and ip link up (fault.h)
  *
  * Reproduction: worker w's op sequence (kinds and arguments) depends only
  * on (seed, w), never on what the system did, so the same seed replays
@@ -115,6 +116,9 @@ const char *lt_arg_name(const struct lt_op *op, uint32_t arg, char *buf,
 /* ops.c helpers the engine uses */
 void lt_intr_fire(struct timer *t); /* the worker's interrupt timer */
 void lt_wait_sample(struct lt_run *run, uint32_t us);
+
+/* faultsweep.c: `stress faultsweep [MODULE..]` */
+int lt_faultsweep(int argc, char **argv);
 
 /* settle.c */
 struct lt_snapshot;

@@ -17,6 +17,7 @@
  * below zero.  The implementation is chosen per module when it is
  * loaded, so the suite in test_refcount.c can run both in one boot.
  */
+#include <kernel/fault.h>
 #include <kernel/module.h>
 #include <kernel/bootparam.h>
 #include <kernel/printk.h>
@@ -209,6 +210,8 @@ try_module_get(struct module *mod)
 {
 	if (mod == NULL)
 		return true;
+	if (fault_should_fail(FAULT_MODGET))
+		return false;
 	return mod->refops->try_get(mod);
 }
 

@@ -23,6 +23,7 @@
  * unregistered device calls dev->destructor right there, wherever that
  * is - after the module is gone, if it came to that (the 2.5.68 bug).
  */
+#include <kernel/fault.h>
 #include <net/netdevice.h>
 #include "net/netdev_internal.h"
 #include <kernel/bootparam.h>
@@ -161,6 +162,8 @@ bool
 __try_dev_hold(struct net_device *dev, struct dev_tracker *t, const char *tag,
                uintptr_t caller)
 {
+	if (fault_should_fail(FAULT_DEVHOLD))
+		return false;
 	if (netdev_refmode == REFMODE_OWNER) {
 		if (!try_module_get(dev->owner))
 			return false;

@@ -19,6 +19,7 @@
  */
 #include "net/inet.h"
 #include <kernel/errno.h>
+#include <kernel/fault.h>
 #include <kernel/invariant.h>
 #include <kernel/kmalloc.h>
 #include <kernel/module.h>
@@ -66,6 +67,8 @@ sock_create(int type, int protocol, struct socket **out)
 	struct socket *sk;
 	uint32_t f;
 	int r;
+	if (fault_should_fail(FAULT_SOCK))
+		return -ENOMEM;
 
 	mutex_lock(&proto_mutex);
 	list_for_each_entry(o, &protos, link)
