@@ -46,7 +46,8 @@ int lt_op_find(const char *name);
 
 struct lt_rec {
 	uint32_t idx;
-	uint16_t op;
+	uint8_t op;
+	uint8_t injected; /* failures injected into this op (faults=) */
 	uint16_t cpu;
 	uint32_t arg;
 	int32_t result;
@@ -68,7 +69,7 @@ struct lt_worker {
 };
 
 struct lt_stats {
-	volatile uint32_t count, errors, fails;
+	volatile uint32_t count, errors, fails, injected;
 };
 
 struct lt_params {
@@ -79,6 +80,7 @@ struct lt_params {
 	unsigned weight[32]; /* per op kind */
 	unsigned holdmax_ms;
 	unsigned tcpport, udpport;
+	unsigned faults; /* per mille of ops run with one injected failure */
 	bool progress;
 };
 

@@ -29,12 +29,12 @@ dump_one(struct lt_run *run, struct lt_worker *w)
 		const struct lt_op *op = &lt_ops[r->op];
 		printk(LOG_ERR,
 		       "stress:   seed %u w%d #%u cpu%u %-10s %s -> %s (%u "
-		       "us)\n",
+		       "us)%s\n",
 		       (unsigned)run->p.seed, w->id, (unsigned)r->idx,
 		       (unsigned)r->cpu, op->name,
 		       lt_arg_name(op, r->arg, arg, sizeof(arg)),
 		       r->result == 0 ? "ok" : errno_name(r->result),
-		       (unsigned)r->us);
+		       (unsigned)r->us, r->injected ? " injected" : "");
 	}
 }
 
