@@ -249,6 +249,14 @@ op_tcp(struct lt_worker *w, uint32_t arg)
 	return r;
 }
 
+/* The tcp.ko echo service, for the host's TCP streams through hostfwd
+ * (make stress); it ends with its module. */
+static int
+op_tcpecho(struct lt_worker *w, uint32_t arg)
+{
+	return exec("tcpecho");
+}
+
 /* A socket of the sockproto module held for a while: rmmod sockproto
  * must wait for it (or -n refuse, or -f ... wait too: no force hook). */
 static int
@@ -303,6 +311,7 @@ static const int ok_sock[] = {
     EAGAIN,          EADDRINUSE,   ENOTCONN,     EPIPE,
     ENOENT,          ESRCH,        EINTR,        0};
 static const int ok_refs[] = {ENOENT, 0};
+static const int ok_tcpecho[] = {ENOENT, ESRCH, EALREADY, EADDRINUSE, 0};
 
 const struct lt_op lt_ops[] = {
     {"insmod", op_insmod, ok_insmod, 12},
@@ -319,6 +328,7 @@ const struct lt_op lt_ops[] = {
     {"udp", op_udp, ok_sock, 6},
     {"tcp", op_tcp, ok_sock, 4},
     {"sockproto", op_sockproto, ok_sock, 3},
+    {"tcpecho", op_tcpecho, ok_tcpecho, 1},
     {"read", op_read, ok_none, 6},
     {"refs-dev", op_refs_dev, ok_refs, 2},
     {"check", op_check, ok_none, 1},

@@ -6,20 +6,72 @@
 # STRESS_TESTS picks scenarios (default: all of tests/stress),
 # STRESS_JOBS how many QEMUs run at once (default: JOBS), and
 # STRESS_TIMEOUT_SCALE stretches every timeout on a slow or busy host.
-# `make test` runs only the short variant (tests/scenarios/stress-quick.scn).
+# `make test` runs only the short variants (tests/scenarios/stress-quick.scn,
+# stress-lifetime-*.scn, stress-faultsweep.scn).
 
 STRESS_TESTS ?= tests/stress
 STRESS_JOBS ?= $(JOBS)
 STRESS_TIMEOUT_SCALE ?= 1
 STRESS_DIR := $(BUILD)/stress
 
-stress: deps kernel host
+stress: deps kernel host modules
 	@rm -rf $(STRESS_DIR) && mkdir -p $(STRESS_DIR)/logs
-	@echo "stress: $(STRESS_TESTS), $(STRESS_JOBS) at a time; report in $(STRESS_DIR)/report.tap"
+	@$(MAKE) --no-print-directory stress-lifetime-gen
+	@echo "stress: $(if $(SEED),,$(STRESS_TESTS) and )the lifetime runs ($(LT_SELECTED)), $(STRESS_JOBS) at a time; report in $(STRESS_DIR)/report.tap"
 	@{ $(HOSTBIN)/modref-harness test -j $(STRESS_JOBS) \
 		--kernel $(KERNEL) --logs $(STRESS_DIR)/logs \
-		--timeout-scale $(STRESS_TIMEOUT_SCALE) $(STRESS_TESTS); \
+		--profiles $(STRESS_DIR)/profiles \
+		--timeout-scale $(STRESS_TIMEOUT_SCALE) \
+		$(if $(SEED),,$(STRESS_TESTS)) $(STRESS_DIR)/scn; \
 		echo $$? > $(STRESS_DIR)/status; } | tee $(STRESS_DIR)/report.tap
+	@tests/stress/lifetime-report.sh $(STRESS_DIR)/logs > $(STRESS_DIR)/lifetime.txt
 	@status=$$(cat $(STRESS_DIR)/status); \
-		echo "stress: $$(tail -n 1 $(STRESS_DIR)/report.tap) (report: $(STRESS_DIR)/report.tap)"; \
+		echo "stress: $$(tail -n 1 $(STRESS_DIR)/report.tap) (report: $(STRESS_DIR)/report.tap, lifetime: $(STRESS_DIR)/lifetime.txt)"; \
 		exit $$status
+
+# ---- the lifetime stress (lifetime/, docs/stress.md) ----------------------
+# One QEMU per entry of LT_RUNS (CPUs:refmode:modref), each running
+# `stress lifetime` for OPS ops with host UDP and TCP traffic, generated
+# from tests/stress/lifetime.scn.in into $(STRESS_DIR)/scn/.  The report,
+# $(STRESS_DIR)/lifetime.txt, has per run the ops and outcomes per kind,
+# the rmmod wait times (min/median/p99/max) and the replay command.
+#   make stress                       core stress + every LT_RUNS entry
+#   make stress SEED=S OPS=N SMP=C [REFMODE=R MODREF=M]
+#                                     replay: only the lifetime runs on C
+#                                     CPUs, with that seed and op count
+#   make stress-lifetime              only the lifetime runs
+#   make stress-long                  the lifetime runs with OPS=50000
+#                                     each (not in CI; docs/stress.md)
+OPS ?= 6000
+SEED ?=
+REFMODE ?=
+MODREF ?=
+LT_RUNS ?= 1:wait:percpu 2:owner:atomic 2:pinned:percpu 4:legacy:percpu \
+	8:wait:atomic
+LT_SELECTED = $(if $(SMP),$(filter $(SMP):%,$(LT_RUNS)),$(LT_RUNS))
+
+stress-lifetime-gen:
+	@rm -rf $(STRESS_DIR)/scn $(STRESS_DIR)/profiles
+	@mkdir -p $(STRESS_DIR)/scn $(STRESS_DIR)/profiles $(STRESS_DIR)/logs
+	@cp qemu/*.profile $(STRESS_DIR)/profiles/
+	@test -n "$(LT_SELECTED)" || { echo "stress: no LT_RUNS entry for SMP=$(SMP)"; exit 1; }
+	@tests/stress/lifetime-gen.sh $(STRESS_DIR) $(OPS) '$(SEED)' \
+		'$(REFMODE)' '$(MODREF)' $(LT_SELECTED)
+
+stress-lifetime: deps kernel host modules
+	@rm -rf $(STRESS_DIR) && mkdir -p $(STRESS_DIR)/logs
+	@$(MAKE) --no-print-directory stress-lifetime-gen
+	@echo "stress: lifetime: $(LT_SELECTED), OPS=$(OPS)$(if $(SEED), SEED=$(SEED)); report in $(STRESS_DIR)/lifetime.txt"
+	@{ $(HOSTBIN)/modref-harness test -j $(STRESS_JOBS) \
+		--kernel $(KERNEL) --logs $(STRESS_DIR)/logs \
+		--profiles $(STRESS_DIR)/profiles \
+		--timeout-scale $(STRESS_TIMEOUT_SCALE) $(STRESS_DIR)/scn; \
+		echo $$? > $(STRESS_DIR)/status; } | tee $(STRESS_DIR)/report.tap
+	@tests/stress/lifetime-report.sh $(STRESS_DIR)/logs > $(STRESS_DIR)/lifetime.txt
+	@tail -n 25 $(STRESS_DIR)/lifetime.txt
+	@exit $$(cat $(STRESS_DIR)/status)
+
+stress-long:
+	$(MAKE) stress-lifetime OPS=50000 LT_RUNS='4:wait:percpu 4:owner:atomic'
+
+.PHONY: stress-lifetime stress-lifetime-gen stress-long replay

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Generate the lifetime stress scenarios of `make stress` from
+# tests/stress/lifetime.scn.in, one per run "CPUs:refmode:modref":
+#   lifetime-gen.sh OUTDIR OPS SEED REFMODE MODREF RUN...
+# SEED, REFMODE, MODREF may be "" (a seed from the clock; each run's own
+# refmode and modref).  Writes OUTDIR/scn/lifetime-smpN-REFMODE.scn and
+# OUTDIR/profiles/ltN.profile (N CPUs, both NICs on user networking).
+set -e
+out=$1 ops=$2 seed=$3 refmode=$4 modref=$5
+shift 5
+mods="e1000 virtio_net netsim tcp sockproto chain_a chain_b chain_c"
+for run in "$@"; do
+	n=${run%%:*}
+	rest=${run#*:}
+	r=${refmode:-${rest%%:*}}
+	m=${modref:-${rest#*:}}
+	s=${seed:-$(( ($(date +%s) + n) % 1000000 + 1 ))}
+	pre="" mix="" uaf="reject use-after-unload"
+	if [ "$r" = pinned ]; then
+		# Modules are never removed: load them all first.
+		mix="mix=dhcp:0"
+		for mod in $mods; do pre="$pre\\nsend insmod $mod\\nprompt"; done
+	fi
+	[ "$r" = legacy ] && uaf="# legacy: caught destructor calls are reported"
+	printf '# make stress: lifetime runs on %s CPU(s)\nsmp %s\nmem 256M\nnic both\nboot direct\nnet user\n' \
+		"$n" "$n" > "$out/profiles/lt$n.profile"
+	# Generous: TCG on a busy host can be slow; progress lines show speed.
+	secs=$(( ops / 5 + 300 ))
+	sed -e "s/@SMP@/$n/g" -e "s/@REFMODE@/$r/g" -e "s/@MODREF@/$m/g" \
+	    -e "s/@SEED@/$s/g" -e "s/@OPS@/$ops/g" -e "s/@MIX@/$mix/g" \
+	    -e "s/@RUN_SECS@/$secs/g" -e "s/@LIMIT@/$(( secs + 400 ))/g" \
+	    -e "s/@TRAFFIC_SECS@/$secs/g" -e "s/@REJECT_UAF@/$uaf/" \
+	    -e "s|@PRELOAD@|$pre|" tests/stress/lifetime.scn.in |
+		sed 's/\\n/\n/g' > "$out/scn/lifetime-smp$n-$r.scn"
+done

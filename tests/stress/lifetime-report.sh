@@ -1,0 +1,47 @@
+#!/bin/sh
+# Summarise the lifetime stress runs of `make stress` from their serial
+# logs: per run its parameters, outcome, rmmod wait times and the command
+# that replays it; then the ops per kind over all runs.
+#   lifetime-report.sh LOGDIR > REPORT
+dir=$1
+echo "# make stress: lifetime stress report ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
+total=0
+for log in "$dir"/lifetime-*.log; do
+	[ -e "$log" ] || continue
+	name=$(basename "$log" .log)
+	echo
+	echo "## $name"
+	# The measured run is the last 'stress lifetime' of the log.
+	awk '
+	/stress: lifetime: refmode=.* cpus=/ { hdr = $0; n = 0; delete t }
+	/stress: lifetime: run: / { run = $0 }
+	/stress: lifetime: [a-z-]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$/ { t[n++] = $0 }
+	/stress: lifetime: rmmod wait/ { wait = $0 }
+	/stress: lifetime: refmode=legacy: / { legacy = $0 }
+	/stress: lifetime: (PASS|replay)/ { last = $0 }
+	/stress: lifetime: PASS/ { pass = $0 }
+	/stress: FAIL|stress: E[A-Z]+:|KERNEL PANIC|EXCEPTION|invariant:/ { fails = fails "\n  " $0 }
+	END {
+		sub(/^.*stress: lifetime: /, "", hdr); print "config: " hdr
+		sub(/^.*stress: lifetime: run: /, "", run); print "run:    " run
+		for (i = 0; i < n; i++) { s = t[i]; sub(/^.*stress: lifetime: /, "", s); print "  " s }
+		sub(/^.*stress: lifetime: /, "", wait); print wait
+		if (legacy != "") { sub(/^.*stress: lifetime: /, "", legacy); print legacy }
+		print (pass != "" && fails == "") ? "result: PASS" : "result: FAIL" fails
+	}' "$log"
+	seed=$(sed -n 's/.*stress: lifetime: run: stress lifetime seed=\([0-9]*\) ops=\([0-9]*\).*/\1 \2/p' "$log" | tail -n 1)
+	cfg=$(sed -n 's/^stress: lifetime: refmode=\([a-z]*\) modref=\([a-z]*\) cpus=\([0-9]*\)$/\1 \2 \3/p' "$log" | tail -n 1)
+	set -- $seed $cfg
+	[ $# -eq 5 ] && echo "replay: make stress SEED=$1 OPS=$2 SMP=$5 REFMODE=$3 MODREF=$4"
+done
+echo
+echo "## ops per kind, all runs"
+for log in "$dir"/lifetime-*.log; do
+	[ -e "$log" ] || continue
+	awk '/stress: lifetime: refmode=.* cpus=/ { n = 0; delete t }
+	/stress: lifetime: [a-z-]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$/ { s = $0; sub(/^.*stress: lifetime: /, "", s); t[n++] = s }
+	END { for (i = 0; i < n; i++) print t[i] }' "$log"
+done | awk '{ c[$1] += $2; e[$1] += $3; j[$1] += $4; f[$1] += $5; tot += $2; ft += $5 }
+END { printf "%-10s %8s %8s %8s %8s\n", "op", "count", "errors", "injected", "failures";
+	for (k in c) printf "%-10s %8d %8d %8d %8d\n", k, c[k], e[k], j[k], f[k];
+	printf "total: %d lifetime ops, %d failures\n", tot, ft }'
