@@ -5,7 +5,7 @@
  * line and change nothing.
  */
 #include <kernel/shell.h>
-#include <kernel/args.h>
+#include <kernel/bootparam.h>
 #include <kernel/console.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
@@ -190,12 +190,41 @@ shell_exec(char *line)
 	return run_line(line, false);
 }
 
+/* autorun=: commands run as typed before the first prompt (',' stands
+ * for a blank, ';' separates commands): a run that needs no console
+ * input at all, e.g. under QEMU record/replay (make replay). */
+static char autorun[CONSOLE_LINE_MAX];
+BOOTPARAM_STRING(autorun, autorun,
+                 "commands to run before the first prompt (',' for a blank, "
+                 "';' between commands)",
+                 0);
+
+static void
+shell_autorun(void)
+{
+	char *p = autorun, *next;
+
+	for (; *p != '\0'; p = next) {
+		next = strchr(p, ';');
+		if (next != NULL)
+			*next++ = '\0';
+		else
+			next = p + strlen(p);
+		for (char *q = p; *q != '\0'; q++)
+			if (*q == ',')
+				*q = ' ';
+		kprintf("%s%s\n", PROMPT, p);
+		shell_run_line(p);
+	}
+}
+
 void
 shell_main(void *arg)
 {
 	struct console_line line;
 
 	(void)arg;
+	shell_autorun();
 	for (;;) {
 		kputs(PROMPT);
 		console_readline(&line);

@@ -61,6 +61,10 @@ backend_args(const struct qemu_config *q, struct argv *a, int slot, bool first)
 	argv_add(a, "-netdev");
 	argv_add(a, sb.buf);
 	sb_free(&sb);
+	if (q->prof->rr[0] != '\0') {
+		argv_add(a, "-object");
+		argv_addf(a, "filter-replay,id=r%d,netdev=n%d", slot, slot);
+	}
 	if (q->pcap_prefix != NULL) {
 		argv_add(a, "-object");
 		argv_addf(a, "filter-dump,id=f%d,netdev=n%d,file=%s-n%d.pcap",

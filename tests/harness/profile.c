@@ -137,10 +137,28 @@ profile_set(struct profile *p, const char *key, const char *value, char *err,
 		}
 		snprintf(p->subnet[key[6] - '0'], sizeof(p->subnet[0]), "%s",
 		         value);
+	} else if (strcmp(key, "rr") == 0) {
+		if (strcmp(value, "record") != 0 &&
+		    strcmp(value, "replay") != 0) {
+			snprintf(err, errlen, "rr: '%s' is not record|replay",
+			         value);
+			return -1;
+		}
+		snprintf(p->rr, sizeof(p->rr), "%s", value);
+	} else if (strcmp(key, "rrfile") == 0) {
+		if (*value == '\0' || strlen(value) >= sizeof(p->rrfile) ||
+		    strpbrk(value, ", ") != NULL) {
+			snprintf(err, errlen,
+			         "rrfile: '%s' is empty, too long or has a "
+			         "',' or blank",
+			         value);
+			return -1;
+		}
+		snprintf(p->rrfile, sizeof(p->rrfile), "%s", value);
 	} else {
 		snprintf(err, errlen,
 		         "unknown key '%s' (smp, mem, nic, boot, net, "
-		         "subnet0, subnet1)",
+		         "subnet0, subnet1, rr, rrfile)",
 		         key);
 		return -1;
 	}
@@ -183,6 +201,14 @@ profile_parse(struct profile *p, const char *file, const char *text, char *err,
 			rc = -1;
 			break;
 		}
+	}
+	if (rc == 0 && (p->rr[0] != '\0') != (p->rrfile[0] != '\0')) {
+		snprintf(err, errlen, "%s: rr and rrfile go together", file);
+		rc = -1;
+	} else if (rc == 0 && p->rr[0] != '\0' && p->smp != 1) {
+		snprintf(err, errlen,
+		         "%s: rr needs smp 1 (QEMU records one CPU)", file);
+		rc = -1;
 	}
 	free(copy);
 	return rc;

@@ -24,6 +24,11 @@ struct profile {
 	/* `user` only: the slirp network of NIC slot N ("" = QEMU's
 	 * 10.0.2.0/24), so two NICs can sit on different subnets. */
 	char subnet[2][20];
+	/* QEMU record/replay (`rr record|replay`, `rrfile PATH`): the whole
+	 * run, input and network included, recorded to or replayed from
+	 * rrfile, instruction by instruction (one CPU only). */
+	char rr[8];
+	char rrfile[256];
 };
 
 void profile_defaults(struct profile *p, const char *name);

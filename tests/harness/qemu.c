@@ -73,6 +73,14 @@ qemu_build_argv(const struct qemu_config *q, struct argv *a, char *err,
 	argv_addf(a, "%d", q->prof->smp);
 	argv_add(a, "-m");
 	argv_add(a, q->prof->mem);
+	if (q->prof->rr[0] != '\0') {
+		/* Record/replay: every nondeterministic input (clock, serial,
+		 * network: netdev.c adds a filter-replay per NIC) goes to or
+		 * comes from rrfile. */
+		argv_add(a, "-icount");
+		argv_addf(a, "shift=auto,rr=%s,rrfile=%s", q->prof->rr,
+		          q->prof->rrfile);
+	}
 	if (boot_args(q, a, err, errlen) < 0) {
 		argv_free(a);
 		return -1;

@@ -75,3 +75,31 @@ stress-long:
 	$(MAKE) stress-lifetime OPS=50000 LT_RUNS='4:wait:percpu 4:owner:atomic'
 
 .PHONY: stress-lifetime stress-lifetime-gen stress-long replay
+
+# ---- make replay: QEMU record/replay of one lifetime run -------------------
+# One CPU, both NICs: `stress lifetime seed=SEED ops=REPLAY_OPS` is run
+# under `-icount rr=record` (a filter-replay on each netdev), then replayed
+# from the recording; the two serial logs must be identical.  Recording,
+# logs and scenarios stay in $(REPLAY_DIR); replay again with
+#   build/host/modref-harness test --profiles build/replay --logs build/replay build/replay/replay.scn
+REPLAY_DIR := $(BUILD)/replay
+REPLAY_OPS ?= 1000
+replay: deps kernel host modules
+	@rm -rf $(REPLAY_DIR) && mkdir -p $(REPLAY_DIR)
+	@for m in record replay; do \
+		printf 'smp 1\nmem 128M\nnic both\nboot direct\nnet user\nrr %s\nrrfile %s/lifetime.rr\n' \
+			$$m $(REPLAY_DIR) > $(REPLAY_DIR)/rr-$$m.profile; \
+		sed -e "s/@MODE@/$$m/g" -e "s/@REFMODE@/$(if $(REFMODE),$(REFMODE),wait)/" \
+			-e "s/@SEED@/$(if $(SEED),$(SEED),42)/" -e "s/@OPS@/$(REPLAY_OPS)/" \
+			-e "s/@LIMIT@/$$(( $(REPLAY_OPS) / 2 + 300 ))/g" \
+			tests/stress/replay.scn.in > $(REPLAY_DIR)/$$m.scn; done
+	@for m in record replay; do \
+		$(HOSTBIN)/modref-harness test -j 1 --kernel $(KERNEL) \
+			--profiles $(REPLAY_DIR) --logs $(REPLAY_DIR) \
+			--timeout-scale $(STRESS_TIMEOUT_SCALE) \
+			$(REPLAY_DIR)/$$m.scn || exit 1; \
+		grep -v '^### harness:' $(REPLAY_DIR)/$$m-rr-$$m.log > $(REPLAY_DIR)/$$m.out; done
+	@if cmp -s $(REPLAY_DIR)/record.out $(REPLAY_DIR)/replay.out; then \
+		echo "replay: the replayed run's serial output is identical to the recorded one ($$(wc -l < $(REPLAY_DIR)/record.out) lines; recording $(REPLAY_DIR)/lifetime.rr)"; \
+	else diff $(REPLAY_DIR)/record.out $(REPLAY_DIR)/replay.out | head -20; \
+		echo "replay: FAIL: the replay differs from the recording"; exit 1; fi
