@@ -276,6 +276,13 @@ profile_parses(void)
 	CHECK_STR(p.subnet[1], "10.0.3.0/24");
 	CHECK_STR(p.mem, "1G");
 	CHECK(p.nic == NIC_VIRTIO && p.boot == BOOT_ISO && p.net == NET_NONE);
+	CHECK(p.rr[0] == '\0');
+	profile_defaults(&p, "t");
+	CHECK(profile_parse(&p, "t.profile",
+	                    "smp 1\nrr replay\nrrfile build/replay/x.rr\n", err,
+	                    sizeof(err)) == 0);
+	CHECK_STR(p.rr, "replay");
+	CHECK_STR(p.rrfile, "build/replay/x.rr");
 }
 
 static void
@@ -296,6 +303,10 @@ profile_errors(void)
 	    {"subnet1 10.0.3/24\n", "t.profile:1: subnet1: '10.0.3/24' is not"},
 	    {"subnet0 10.0.3.0/31\n", "t.profile:1: subnet0: '10.0.3.0/31'"},
 	    {"subnet2 10.0.3.0/24\n", "t.profile:1: unknown key 'subnet2'"},
+	    {"rr rewind\n", "t.profile:1: rr: 'rewind' is not record|replay"},
+	    {"smp 1\nrr record\n", "t.profile: rr and rrfile go together"},
+	    {"rrfile a,b\n", "t.profile:1: rrfile: 'a,b' is empty"},
+	    {"smp 2\nrr record\nrrfile x\n", "t.profile: rr needs smp 1"},
 	};
 	struct profile p;
 	char err[256];
