@@ -256,9 +256,13 @@ nsim_del(const char *name)
 	if (r == 0)
 		devs[i] = NULL;
 	mutex_unlock(&devs_mutex);
-	if (r < 0)
+	if (r == -EINTR)
 		return cmd_error("netsim", r,
 		                 "%s: unregister interrupted, device restored",
+		                 name);
+	if (r < 0)
+		return cmd_error("netsim", r,
+		                 "%s: already being unregistered (rmmod)",
 		                 name);
 	kprintf("netsim: deleted %s\n", name);
 	return 0;
