@@ -304,7 +304,10 @@ static const int ok_rmmod_intr[] = {ENOENT, EBUSY, EPERM, EINTR, 0};
 static const int ok_cmd[] = {ENOENT, ESRCH, ENODEV, ENOSPC, 0};
 static const int ok_del[] = {ENOENT, ESRCH, ENODEV, EINTR, EBUSY, 0};
 static const int ok_link[] = {ENODEV, EIO, EBUSY, 0}; /* EBUSY: owner GOING */
-static const int ok_dhcp[] = {ENODEV, ETIMEDOUT, ENETDOWN, EBUSY, EAGAIN, 0};
+static const int ok_dhcp[] = {
+    ENODEV, ETIMEDOUT, ENETDOWN,
+    EBUSY,  EAGAIN,    EADDRINUSE, /* both NICs leased one address */
+    0};
 static const int ok_sock[] = {
     ENODEV,          ENETUNREACH,  EHOSTUNREACH, ENETDOWN,
     EPROTONOSUPPORT, ECONNREFUSED, ECONNRESET,   ETIMEDOUT,
