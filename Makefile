@@ -57,6 +57,8 @@ help:
 	@echo "make test    build everything and run the whole test suite"
 	@echo "make verify  model-check the unload protocol with larger bounds (docs/model.md)"
 	@echo "make iso     build the GRUB rescue ISO ($(ISOIMG))"
+	@echo "make stress  long stress: core suites and the lifetime stress (SEED= OPS= SMP= replay one; docs/stress.md)"
+	@echo "make replay  a one-CPU lifetime stress run under QEMU record/replay, replayed and compared"
 	@echo "make debug   boot halted with the gdb stub and print the gdb command"
 	@echo "make deps    install the Debian packages modref needs"
 	@echo "make format  run clang-format over the tree"
