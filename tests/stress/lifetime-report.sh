@@ -43,5 +43,6 @@ for log in "$dir"/lifetime-*.log; do
 	END { for (i = 0; i < n; i++) print t[i] }' "$log"
 done | awk '{ c[$1] += $2; e[$1] += $3; j[$1] += $4; f[$1] += $5; tot += $2; ft += $5 }
 END { printf "%-10s %8s %8s %8s %8s\n", "op", "count", "errors", "injected", "failures";
-	for (k in c) printf "%-10s %8d %8d %8d %8d\n", k, c[k], e[k], j[k], f[k];
+	for (k in c) printf "%-10s %8d %8d %8d %8d\n", k, c[k], e[k], j[k], f[k] | "sort";
+	close("sort");
 	printf "total: %d lifetime ops, %d failures\n", tot, ft }'
