@@ -133,61 +133,79 @@ split(char *line, char **argv)
 	}
 }
 
-/* Split and look up a line; runs it with fn set up by the caller's mode:
- * foreground (the console's Ctrl-C reaches it) or background. */
-static int
-run_line(char *line, bool foreground)
+/* Split line into argv and find its command (for a module's command,
+ * with a reference on the owner: command_put drops it).  NULL with the
+ * error reported and in *ret when there is nothing to run (an empty line
+ * is *ret 0). */
+static const struct command *
+line_command(char *line, char **argv, int *argc, int *ret)
 {
-	char *argv[SHELL_MAX_ARGS + 1];
 	const struct command *c;
-	int argc, ret;
 
-	argc = split(line, argv);
-	if (argc == -E2BIG) {
+	*argc = split(line, argv);
+	if (*argc == -E2BIG) {
 		kprintf("shell: E2BIG: too many arguments (at most %d)\n",
 		        SHELL_MAX_ARGS);
-		return -E2BIG;
+		*ret = -E2BIG;
+		return NULL;
 	}
-	if (argc == 0)
-		return 0;
-	argv[argc] = NULL;
-	c = command_get(argv[0], &ret);
-	if (ret == -ESRCH) {
+	*ret = 0;
+	if (*argc == 0)
+		return NULL;
+	argv[*argc] = NULL;
+	c = command_get(argv[0], ret);
+	if (*ret == -ESRCH) {
 		kprintf(
 		    "shell: ESRCH: command '%s' belongs to a module that is "
 		    "being unloaded\n",
 		    argv[0]);
-		return ret;
+		return NULL;
 	}
-	if (c == NULL) {
+	if (c == NULL)
 		kprintf("shell: ENOENT: unknown command '%s' (try 'help')\n",
 		        argv[0]);
-		return -ENOENT;
-	}
-	if (foreground) {
-		clear_signal();
-		console_set_foreground(current);
-	}
-	ret = c->fn(argc, argv);
-	if (foreground) {
-		console_set_foreground(NULL);
-		clear_signal();
-	}
+	return c;
+}
+
+static void
+command_put(const struct command *c)
+{
 	if (c->owner != NULL)
 		module_put(c->owner);
-	return ret;
 }
 
 int
 shell_run_line(char *line)
 {
-	return run_line(line, true);
+	char *argv[SHELL_MAX_ARGS + 1];
+	const struct command *c;
+	int argc, ret;
+
+	c = line_command(line, argv, &argc, &ret);
+	if (c == NULL)
+		return ret;
+	clear_signal();
+	console_set_foreground(current);
+	ret = c->fn(argc, argv);
+	console_set_foreground(NULL);
+	clear_signal();
+	command_put(c);
+	return ret;
 }
 
 int
 shell_exec(char *line)
 {
-	return run_line(line, false);
+	char *argv[SHELL_MAX_ARGS + 1];
+	const struct command *c;
+	int argc, ret;
+
+	c = line_command(line, argv, &argc, &ret);
+	if (c == NULL)
+		return ret;
+	ret = c->fn(argc, argv);
+	command_put(c);
+	return ret;
 }
 
 /* autorun=: commands run as typed before the first prompt (',' stands
