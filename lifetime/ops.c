@@ -314,7 +314,9 @@ static const int ok_sock[] = {
     EAGAIN,          EADDRINUSE,   ENOTCONN,     EPIPE,
     ENOENT,          ESRCH,        EINTR,        0};
 static const int ok_refs[] = {ENOENT, 0};
-static const int ok_tcpecho[] = {ENOENT, ESRCH, EALREADY, EADDRINUSE, 0};
+static const int ok_tcpecho[] = {ENOENT,     ESRCH,           EALREADY,
+                                 EADDRINUSE, EPROTONOSUPPORT, /* tcp.ko GOING */
+                                 0};
 
 const struct lt_op lt_ops[] = {
     {"insmod", op_insmod, ok_insmod, 12},
