@@ -5,6 +5,7 @@
  * line and change nothing.
  */
 #include <kernel/shell.h>
+#include <kernel/args.h>
 #include <kernel/bootparam.h>
 #include <kernel/console.h>
 #include <kernel/printk.h>

@@ -16,7 +16,7 @@
 #include <kernel/fault.h>
 #include <kernel/invariant.h>
 #include <kernel/kmalloc.h>
-#include <kernel/multiboot.h>
+#include <kernel/bootmod.h>
 #include <kernel/sched.h>
 #include <kernel/shell.h>
 #include <kernel/string.h>

@@ -18,7 +18,7 @@
 #include <kernel/errno.h>
 #include <kernel/fault.h>
 #include <kernel/memtag.h>
-#include <kernel/multiboot.h>
+#include <kernel/bootmod.h>
 #include <kernel/rcu.h>
 #include <kernel/sched.h>
 #include <kernel/shell.h>

@@ -270,11 +270,12 @@ nsim_del(const char *name)
 
 /* link, fail_open, hold: with devs_mutex held, so dev stays. */
 static int
-nsim_knob(int argc, char **argv, struct net_device *dev)
+nsim_knob(struct args *a, struct net_device *dev)
 {
+	int argc = a->argc;
+	char **argv = a->argv;
 	struct nsim_priv *p = netdev_priv(dev);
 	unsigned long ms, n = 1;
-	struct args a;
 	int r;
 
 	if (strcmp(argv[1], "link") == 0 && argc == 4) {
@@ -312,28 +313,35 @@ nsim_knob(int argc, char **argv, struct net_device *dev)
 		        dev->name, n, ms);
 		return 0;
 	}
-	return cmd_usage("netsim");
+	return args_refuse(a, "unknown action '%s' or wrong arguments",
+	                   argv[1]);
 }
 
 static int
 cmd_netsim(int argc, char **argv)
 {
 	struct net_device *dev;
+	struct args a;
 	int r;
 
-	if (argc == 2 && strcmp(argv[1], "add") == 0)
+	if (args_parse(&a, "netsim", argc, argv, "", 1, 4) < 0)
+		return -EINVAL;
+	argc = a.argc;
+	argv = a.argv;
+	if (strcmp(argv[1], "add") == 0 && argc == 2)
 		return nsim_add();
+	if (strcmp(argv[1], "del") == 0 && argc == 3)
+		return nsim_del(argv[2]);
 	if (argc < 3)
-		return cmd_usage("netsim");
-	if (strcmp(argv[1], "del") == 0)
-		return argc == 3 ? nsim_del(argv[2]) : cmd_usage("netsim");
+		return args_refuse(&a, "unknown action '%s' or wrong arguments",
+		                   argv[1]);
 	mutex_lock(&devs_mutex);
 	dev = nsim_find(argv[2]);
 	if (dev == NULL)
 		r = cmd_error("netsim", -ENODEV, "no netsim device %s",
 		              argv[2]);
 	else
-		r = nsim_knob(argc, argv, dev);
+		r = nsim_knob(&a, dev);
 	mutex_unlock(&devs_mutex);
 	return r;
 }
