@@ -81,24 +81,26 @@ stress-long:
 # under `-icount rr=record` (a filter-replay on each netdev), then replayed
 # from the recording; the two serial logs must be identical.  Recording,
 # logs and scenarios stay in $(REPLAY_DIR); replay again with
-#   build/host/modref-harness test --profiles build/replay --logs build/replay build/replay/replay.scn
+#   build/host/modref-harness test --profiles build/replay/replay --logs build/replay/replay build/replay/replay/lifetime.scn
 REPLAY_DIR := $(BUILD)/replay
 REPLAY_OPS ?= 1000
 replay: deps kernel host modules
-	@rm -rf $(REPLAY_DIR) && mkdir -p $(REPLAY_DIR)
+	@rm -rf $(REPLAY_DIR) && mkdir -p $(REPLAY_DIR)/record $(REPLAY_DIR)/replay
+	@# Same scenario and profile names in both runs: the guest sees them
+	@# (the initrd's name), and a replay must see what the recording saw.
 	@for m in record replay; do \
 		printf 'smp 1\nmem 128M\nnic both\nboot direct\nnet user\nrr %s\nrrfile %s/lifetime.rr\n' \
-			$$m $(REPLAY_DIR) > $(REPLAY_DIR)/rr-$$m.profile; \
+			$$m $(REPLAY_DIR) > $(REPLAY_DIR)/$$m/rr.profile; \
 		sed -e "s/@MODE@/$$m/g" -e "s/@REFMODE@/$(if $(REFMODE),$(REFMODE),wait)/" \
 			-e "s/@SEED@/$(if $(SEED),$(SEED),42)/" -e "s/@OPS@/$(REPLAY_OPS)/" \
 			-e "s/@LIMIT@/$$(( $(REPLAY_OPS) / 2 + 300 ))/g" \
-			tests/stress/replay.scn.in > $(REPLAY_DIR)/$$m.scn; done
+			tests/stress/replay.scn.in > $(REPLAY_DIR)/$$m/lifetime.scn; done
 	@for m in record replay; do \
 		$(HOSTBIN)/modref-harness test -j 1 --kernel $(KERNEL) \
-			--profiles $(REPLAY_DIR) --logs $(REPLAY_DIR) \
+			--profiles $(REPLAY_DIR)/$$m --logs $(REPLAY_DIR)/$$m \
 			--timeout-scale $(STRESS_TIMEOUT_SCALE) \
-			$(REPLAY_DIR)/$$m.scn || exit 1; \
-		grep -v '^### harness:' $(REPLAY_DIR)/$$m-rr-$$m.log > $(REPLAY_DIR)/$$m.out; done
+			$(REPLAY_DIR)/$$m/lifetime.scn || exit 1; \
+		grep -v '^### harness:' $(REPLAY_DIR)/$$m/lifetime-rr.log > $(REPLAY_DIR)/$$m.out; done
 	@if cmp -s $(REPLAY_DIR)/record.out $(REPLAY_DIR)/replay.out; then \
 		echo "replay: the replayed run's serial output is identical to the recorded one ($$(wc -l < $(REPLAY_DIR)/record.out) lines; recording $(REPLAY_DIR)/lifetime.rr)"; \
 	else diff $(REPLAY_DIR)/record.out $(REPLAY_DIR)/replay.out | head -20; \
