@@ -35,6 +35,34 @@ out(const char *s)
 }
 
 /* Print a line the way the kernel does: CR LF. */
+static void outl(const char *s);
+
+/*
+ * "segv always" crashes the emulator itself; "segv once" crashes only the
+ * first time in this harness run (the marker is keyed by the parent, the
+ * harness's run process, which is the same for both attempts).
+ */
+static void
+segv(const char *how)
+{
+	char marker[64];
+
+	snprintf(marker, sizeof(marker), "/tmp/fake-qemu-segv.%d",
+	         (int)getppid());
+	if (strcmp(how, "once") == 0 && access(marker, F_OK) == 0) {
+		unlink(marker);
+		outl("segv: survived");
+		return;
+	}
+	if (strcmp(how, "once") == 0) {
+		FILE *f = fopen(marker, "w");
+		if (f != NULL)
+			fclose(f);
+	}
+	signal(SIGSEGV, SIG_DFL);
+	raise(SIGSEGV);
+}
+
 static void
 outl(const char *s)
 {
@@ -157,7 +185,7 @@ execute(char *line)
 	if (strcmp(line, "echo") == 0) {
 		outl(arg);
 	} else if (strcmp(line, "help") == 0) {
-		outl("echo args ktest panic hang reset poweroff log spam");
+		outl("echo args ktest panic hang reset segv poweroff log spam");
 	} else if (strcmp(line, "args") == 0) {
 		print_args();
 	} else if (strcmp(line, "ktest") == 0) {
@@ -168,6 +196,8 @@ execute(char *line)
 		hang();
 	} else if (strcmp(line, "reset") == 0) {
 		exit(0);
+	} else if (strcmp(line, "segv") == 0) {
+		segv(arg);
 	} else if (strcmp(line, "poweroff") == 0) {
 		exit(*arg ? atoi(arg) * 2 + 1 : 33);
 	} else if (strcmp(line, "log") == 0) {

@@ -896,17 +896,33 @@ finish(struct run *R)
 	}
 }
 
-void
-run_scenario(const struct script *s, const char *profile,
-             const struct run_opts *o, struct report *r)
+/*
+ * QEMU itself died of a signal it raised (SIGSEGV and the like), which is
+ * an emulator crash, not a guest result: SIGKILL is the harness's own.
+ */
+static bool
+emulator_crashed(const struct run *R)
+{
+	int sig;
+
+	if (!R->exited || !WIFSIGNALED(R->wstatus))
+		return false;
+	sig = WTERMSIG(R->wstatus);
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT ||
+	       sig == SIGILL || sig == SIGFPE;
+}
+
+/* One attempt; *crashed says whether QEMU itself crashed during it. */
+static void
+run_once(const struct script *s, const char *profile, const struct run_opts *o,
+         struct report *r, const char *log_path, bool *crashed)
 {
 	struct profile prof;
 	struct run R = {.s = s, .prof = &prof, .o = o, .r = r};
 	char err[512];
 
-	signal(SIGPIPE, SIG_IGN);
 	R.name = xasprintf("%s[%s]", s->name, profile);
-	R.log_path = xasprintf("%s/%s-%s.log", o->log_dir, s->name, profile);
+	R.log_path = xstrdup(log_path);
 	R.deadline = now_ms() + run_ms(&R, s->limit_ms);
 	console_init(&R.con, -1, -1, NULL);
 	R.tap.index = -1;
@@ -929,6 +945,7 @@ run_scenario(const struct script *s, const char *profile,
 	for (int i = 0; i < s->nd && R.fail == NULL; i++)
 		execute(&R, &s->d[i]);
 out:
+	*crashed = R.fail != NULL && emulator_crashed(&R);
 	finish(&R);
 	console_free(&R.con);
 	if (R.log != NULL)
@@ -938,4 +955,40 @@ out:
 	free(R.skip);
 	free(R.name);
 	free(R.log_path);
+}
+
+/*
+ * A run whose QEMU crashed (QEMU 7.2 TCG has been seen to segfault, rarely,
+ * while a 4-CPU guest with both NICs scans PCI; no guest action reproduces
+ * it) is run once more from the start.  The crashed attempt's log is kept
+ * beside the new one and named in the result, so a crash that comes back
+ * fails, and one that does not is still visible.
+ */
+void
+run_scenario(const struct script *s, const char *profile,
+             const struct run_opts *o, struct report *r)
+{
+	char *log_path =
+	    xasprintf("%s/%s-%s.log", o->log_dir, s->name, profile);
+	bool crashed = false;
+
+	signal(SIGPIPE, SIG_IGN);
+	run_once(s, profile, o, r, log_path, &crashed);
+	if (crashed) {
+		char *kept = xasprintf("%s/%s-%s.qemu-crash.log", o->log_dir,
+		                       s->name, profile);
+		char *note = xasprintf("QEMU crashed (emulator, not guest); "
+		                       "ran again, first attempt: %s",
+		                       kept);
+
+		rename(log_path, kept);
+		report_free(r);
+		report_init(r);
+		run_once(s, profile, o, r, log_path, &crashed);
+		/* The note goes with the run's own point, listed last. */
+		report_diag(r, note);
+		free(note);
+		free(kept);
+	}
+	free(log_path);
 }
