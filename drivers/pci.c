@@ -356,7 +356,9 @@ pci_dev_at(int i)
 {
 	struct pci_dev *d;
 
-	list_for_each_entry(d, &pci_devices, link) if (i-- == 0) return d;
+	list_for_each_entry(d, &pci_devices, link)
+		if (i-- == 0)
+			return d;
 	return NULL;
 }
 
@@ -383,16 +385,14 @@ pci_register_driver(struct pci_driver *drv)
 	    drv->probe == NULL || drv->remove == NULL)
 		return -EINVAL;
 	mutex_lock(&pci_mutex);
-	list_for_each_entry(o, &pci_drivers, link)
-	{
+	list_for_each_entry(o, &pci_drivers, link) {
 		if (o == drv || strcmp(o->name, drv->name) == 0) {
 			mutex_unlock(&pci_mutex);
 			return -EEXIST;
 		}
 	}
 	list_add_tail(&drv->link, &pci_drivers);
-	list_for_each_entry(d, &pci_devices, link)
-	{
+	list_for_each_entry(d, &pci_devices, link) {
 		const struct pci_device_id *id;
 		int r;
 
@@ -424,8 +424,7 @@ pci_unregister_driver(struct pci_driver *drv)
 	struct pci_dev *d;
 
 	mutex_lock(&pci_mutex);
-	list_for_each_entry(d, &pci_devices, link)
-	{
+	list_for_each_entry(d, &pci_devices, link) {
 		if (d->driver != drv)
 			continue;
 		drv->remove(d);

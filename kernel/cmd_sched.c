@@ -26,7 +26,8 @@ cmd_ps(int argc, char **argv)
 	if (args_parse(&a, "ps", argc, argv, "", 0, 0) < 0)
 		return -EINVAL;
 	kprintf(" TID CPU ST   SWITCHES   CPU(ms) NAME\n");
-	for_each_thread(ps_line, NULL);
+	for_each_thread(ps_line, NULL)
+		;
 	return 0;
 }
 COMMAND(ps, "ps", "list kernel threads (state R running/runnable, S sleeping)",

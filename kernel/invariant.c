@@ -61,8 +61,7 @@ dynamic_get(int n)
 	uint32_t f = spin_lock_irqsave(&invariants_lock);
 	int i = 0;
 
-	list_for_each_entry(inv, &dynamic_invariants, link)
-	{
+	list_for_each_entry(inv, &dynamic_invariants, link) {
 		if (i++ != n)
 			continue;
 		if (!try_module_get(inv->owner))

@@ -126,8 +126,9 @@ find_suite(const char *name)
 	for (s = __ktest_suites_start; s < __ktest_suites_end; s++)
 		if (strcmp(s->name, name) == 0)
 			return s;
-	list_for_each_entry(s, &module_suites,
-	                    link) if (strcmp(s->name, name) == 0) return s;
+	list_for_each_entry(s, &module_suites, link)
+		if (strcmp(s->name, name) == 0)
+			return s;
 	return NULL;
 }
 
@@ -207,8 +208,9 @@ ktest_run(int nnames, char **names)
 		for (s = __ktest_suites_start; s < __ktest_suites_end && n < 64;
 		     s++)
 			list[n++] = s;
-		list_for_each_entry(s, &module_suites, link) if (n < 64)
-		    list[n++] = s;
+		list_for_each_entry(s, &module_suites, link)
+			if (n < 64)
+				list[n++] = s;
 	} else {
 		for (int i = 0; i < nnames && n < 64; i++) {
 			list[n] = find_suite(names[i]);
@@ -235,7 +237,7 @@ ktest_list(void)
 	for (s = __ktest_suites_start; s < __ktest_suites_end; s++)
 		kprintf("%-16s %d cases\n", s->name, s->ncases);
 	list_for_each_entry(s, &module_suites, link)
-	    kprintf("%-16s %d cases (module)\n", s->name, s->ncases);
+		kprintf("%-16s %d cases (module)\n", s->name, s->ncases);
 }
 
 void

@@ -61,13 +61,13 @@ thread_list_add(struct thread *t)
 	spin_unlock_irqrestore(&threads_lock, f);
 }
 
-void
-for_each_thread(void (*fn)(struct thread *t, void *arg), void *arg)
+void for_each_thread(void (*fn)(struct thread *t, void *arg), void *arg)
 {
 	struct thread *t;
 	uint32_t f = spin_lock_irqsave(&threads_lock);
 
-	list_for_each_entry(t, &all_threads, all_link) fn(t, arg);
+	list_for_each_entry(t, &all_threads, all_link)
+		fn(t, arg);
 	spin_unlock_irqrestore(&threads_lock, f);
 }
 

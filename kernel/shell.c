@@ -53,8 +53,7 @@ command_get(const char *name, int *err)
 		if (strcmp(c->name, name) == 0)
 			return c;
 	f = spin_lock_irqsave(&commands_lock);
-	list_for_each_entry(c, &dynamic_commands, link)
-	{
+	list_for_each_entry(c, &dynamic_commands, link) {
 		if (strcmp(c->name, name) == 0) {
 			if (!try_module_get(c->owner)) {
 				*err = -ESRCH;
@@ -90,7 +89,8 @@ command_for_each(void (*fn)(const struct command *c, void *arg), void *arg)
 	for (c = __commands_start; c < __commands_end; c++)
 		fn(c, arg);
 	f = spin_lock_irqsave(&commands_lock);
-	list_for_each_entry(c, &dynamic_commands, link) fn(c, arg);
+	list_for_each_entry(c, &dynamic_commands, link)
+		fn(c, arg);
 	spin_unlock_irqrestore(&commands_lock, f);
 }
 

@@ -57,8 +57,9 @@ timer_add(struct timer *t, uint64_t expires)
 		list_del_init(&t->link);
 	t->expires = expires;
 	t->pending = true;
-	list_for_each_entry(pos, &timer_list,
-	                    link) if (pos->expires > expires) break;
+	list_for_each_entry(pos, &timer_list, link)
+		if (pos->expires > expires)
+			break;
 	list_add_tail(&t->link, &pos->link);
 	update_next_expiry();
 	spin_unlock_irqrestore(&timer_lock, f);

@@ -52,8 +52,7 @@ wake_up(struct waitq *wq)
 	int n = 0;
 	uint32_t f = spin_lock_irqsave(&wq->lock);
 
-	list_for_each_entry(w, &wq->waiters, link)
-	{
+	list_for_each_entry(w, &wq->waiters, link) {
 		if (w->thread->state == T_SLEEPING)
 			n++;
 		wake_up_thread(w->thread);
@@ -82,7 +81,8 @@ complete(struct completion *c)
 	struct wait_entry *w;
 
 	c->done = 1;
-	list_for_each_entry(w, &c->wq.waiters, link) wake_up_thread(w->thread);
+	list_for_each_entry(w, &c->wq.waiters, link)
+		wake_up_thread(w->thread);
 	spin_unlock_irqrestore(&c->wq.lock, f);
 }
 

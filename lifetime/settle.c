@@ -49,8 +49,7 @@ take(struct lt_snapshot *s)
 
 	s->nmods = s->ndevs = 0;
 	mutex_lock(&module_mutex);
-	list_for_each_entry(mod, &modules, list)
-	{
+	list_for_each_entry(mod, &modules, list) {
 		if (s->nmods == SNAP_MAX)
 			break;
 		strlcpy(s->mods[s->nmods].name, mod->name, MODULE_NAME_LEN);

@@ -33,9 +33,9 @@ boot_module_loaded_as(const struct boot_module *bm)
 {
 	struct module *mod;
 
-	list_for_each_entry(mod, &modules,
-	                    list) if (strcmp(mod->file, bm->name) ==
-	                              0) return mod->name;
+	list_for_each_entry(mod, &modules, list)
+		if (strcmp(mod->file, bm->name) == 0)
+			return mod->name;
 	return NULL;
 }
 
@@ -130,8 +130,7 @@ cmd_lsmod(int argc, char **argv)
 	mutex_lock(&module_mutex);
 	kprintf("%-20s %8s %5s  %-6s  %s\n", "Module", "Size", "Refs", "State",
 	        "Used by");
-	list_for_each_entry(mod, &modules, list)
-	{
+	list_for_each_entry(mod, &modules, list) {
 		module_used_by(mod, users, sizeof(users));
 		kprintf("%-20s %8u %5d  %-6s  %s\n", mod->name,
 		        (unsigned)mod->size, module_refcount(mod),
@@ -225,10 +224,10 @@ modinfo_loaded(struct module *mod)
 		        (unsigned)(uintptr_t)mod->syms[i].value);
 	kprintf("depends:    ");
 	list_for_each_entry(u, &mod->uses, uses_link)
-	    kprintf(" %s", u->target->name);
+		kprintf(" %s", u->target->name);
 	kprintf("\nused by:    ");
 	list_for_each_entry(u, &mod->used_by, used_by_link)
-	    kprintf(" %s", u->user->name);
+		kprintf(" %s", u->user->name);
 	kprintf("\n");
 }
 
@@ -295,7 +294,8 @@ cmd_refs(int argc, char **argv)
 	modules_lazy_init();
 	mutex_lock(&module_mutex);
 	if (argc == 1) {
-		list_for_each_entry(mod, &modules, list) refs_one(mod);
+		list_for_each_entry(mod, &modules, list)
+			refs_one(mod);
 	} else if ((mod = module_find(argv[1])) != NULL) {
 		refs_one(mod);
 	} else {

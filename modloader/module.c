@@ -53,8 +53,9 @@ module_find(const char *name)
 {
 	struct module *mod;
 
-	list_for_each_entry(mod, &modules,
-	                    list) if (strcmp(mod->name, name) == 0) return mod;
+	list_for_each_entry(mod, &modules, list)
+		if (strcmp(mod->name, name) == 0)
+			return mod;
 	return NULL;
 }
 
@@ -79,9 +80,9 @@ module_by_addr(uintptr_t addr)
 
 	if (!area_contains(addr))
 		return NULL;
-	list_for_each_entry(mod, &modules,
-	                    list) if (addr >= mod->area &&
-	                              addr < mod->area_end) return mod;
+	list_for_each_entry(mod, &modules, list)
+		if (addr >= mod->area && addr < mod->area_end)
+			return mod;
 	return NULL;
 }
 

@@ -13,7 +13,9 @@ listed(const struct module *m)
 {
 	const struct module *o;
 
-	list_for_each_entry(o, &modules, list) if (o == m) return true;
+	list_for_each_entry(o, &modules, list)
+		if (o == m)
+			return true;
 	return false;
 }
 
@@ -23,10 +25,13 @@ has_use(const struct list_head *head, const struct module_use *u, bool by)
 	const struct module_use *o;
 
 	if (by) {
-		list_for_each_entry(o, head,
-		                    used_by_link) if (o == u) return true;
+		list_for_each_entry(o, head, used_by_link)
+			if (o == u)
+				return true;
 	} else {
-		list_for_each_entry(o, head, uses_link) if (o == u) return true;
+		list_for_each_entry(o, head, uses_link)
+			if (o == u)
+				return true;
 	}
 	return false;
 }
@@ -44,8 +49,7 @@ module_sane(const struct module *mod, char *buf, size_t size)
 		         mod->state, module_refcount((struct module *)mod));
 		return buf;
 	}
-	list_for_each_entry(o, &modules, list)
-	{
+	list_for_each_entry(o, &modules, list) {
 		if (o == mod)
 			break;
 		if (strcmp(o->name, mod->name) == 0) {
@@ -53,8 +57,7 @@ module_sane(const struct module *mod, char *buf, size_t size)
 			return buf;
 		}
 	}
-	list_for_each_entry(u, &mod->uses, uses_link)
-	{
+	list_for_each_entry(u, &mod->uses, uses_link) {
 		if (u->user != mod || !listed(u->target) ||
 		    !has_use(&u->target->used_by, u, true)) {
 			snprintf(buf, size, "%s: a use of %s is one-sided",
@@ -62,8 +65,7 @@ module_sane(const struct module *mod, char *buf, size_t size)
 			return buf;
 		}
 	}
-	list_for_each_entry(u, &mod->used_by, used_by_link)
-	{
+	list_for_each_entry(u, &mod->used_by, used_by_link) {
 		if (u->target != mod || !listed(u->user) ||
 		    !has_use(&u->user->uses, u, false)) {
 			snprintf(buf, size, "%s: used by %s one-sidedly",
@@ -81,8 +83,7 @@ modules_sane(char *buf, size_t size)
 	const char *why = NULL;
 
 	mutex_lock(&module_mutex);
-	list_for_each_entry(mod, &modules, list)
-	{
+	list_for_each_entry(mod, &modules, list) {
 		if ((why = module_sane(mod, buf, size)) != NULL)
 			break;
 	}

@@ -32,8 +32,7 @@ module_symbol_find(const char *name, struct module **owner)
 {
 	struct module *mod;
 
-	list_for_each_entry(mod, &modules, list)
-	{
+	list_for_each_entry(mod, &modules, list) {
 		if (mod->state != MODULE_STATE_LIVE)
 			continue;
 		for (unsigned i = 0; i < mod->nsyms; i++) {
@@ -51,8 +50,9 @@ module_add_use(struct module *user, struct module *target)
 {
 	struct module_use *u;
 
-	list_for_each_entry(u, &user->uses,
-	                    uses_link) if (u->target == target) return 0;
+	list_for_each_entry(u, &user->uses, uses_link)
+		if (u->target == target)
+			return 0;
 	u = kzalloc(sizeof(*u), MODULE_TAG);
 	if (u == NULL)
 		return -ENOMEM;
@@ -82,8 +82,7 @@ module_used_by(struct module *mod, char *buf, size_t size)
 	size_t len = 0;
 
 	buf[0] = '\0';
-	list_for_each_entry(u, &mod->used_by, used_by_link)
-	{
+	list_for_each_entry(u, &mod->used_by, used_by_link) {
 		int n = snprintf(buf + len, size - len, "%s%s",
 		                 len > 0 ? "," : "", u->user->name);
 		if (n < 0 || (size_t)n >= size - len)

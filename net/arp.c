@@ -196,8 +196,9 @@ neigh_find(int ifindex, uint32_t ip)
 {
 	struct neighbour *n;
 
-	list_for_each_entry(n, &neigh_table, link) if (n->ifindex == ifindex &&
-	                                               n->e.ip == ip) return n;
+	list_for_each_entry(n, &neigh_table, link)
+		if (n->ifindex == ifindex && n->e.ip == ip)
+			return n;
 	return NULL;
 }
 
@@ -325,8 +326,7 @@ arp_tick(uint64_t now)
 	struct neigh_action act;
 	uint32_t f = spin_lock_irqsave(&neigh_lock);
 
-	list_for_each_entry_safe(n, tmp, &neigh_table, link)
-	{
+	list_for_each_entry_safe(n, tmp, &neigh_table, link) {
 		if (n->e.timer == 0 || now < n->e.timer)
 			continue;
 		neigh_timer(&n->e, &neigh_default_params, now, &act);
@@ -343,8 +343,7 @@ arp_ifdown(struct net_device *dev)
 	struct neigh_action act;
 	uint32_t f = spin_lock_irqsave(&neigh_lock);
 
-	list_for_each_entry_safe(n, tmp, &neigh_table, link)
-	{
+	list_for_each_entry_safe(n, tmp, &neigh_table, link) {
 		if (n->dev != dev)
 			continue;
 		neigh_ifdown(&n->e, &act);
@@ -360,8 +359,9 @@ arp_count_dev(int ifindex)
 	size_t c = 0;
 	uint32_t f = spin_lock_irqsave(&neigh_lock);
 
-	list_for_each_entry(n, &neigh_table, link) if (n->ifindex == ifindex)
-	    c++;
+	list_for_each_entry(n, &neigh_table, link)
+		if (n->ifindex == ifindex)
+			c++;
 	spin_unlock_irqrestore(&neigh_lock, f);
 	return c;
 }
@@ -375,8 +375,7 @@ arp_show(void)
 	char b[16];
 	uint32_t f = spin_lock_irqsave(&neigh_lock);
 
-	list_for_each_entry(n, &neigh_table, link)
-	{
+	list_for_each_entry(n, &neigh_table, link) {
 		const uint8_t *m = n->e.mac;
 		bool has_mac =
 		    n->e.state == NEIGH_REACHABLE || n->e.state == NEIGH_STALE;
@@ -453,8 +452,7 @@ arp_sane(char *buf, size_t size)
 	const char *why = NULL;
 	uint32_t f = spin_lock_irqsave(&neigh_lock);
 
-	list_for_each_entry(n, &neigh_table, link)
-	{
+	list_for_each_entry(n, &neigh_table, link) {
 		count++;
 		if (n->dead || n->dev == NULL || n->refcnt < 1 ||
 		    n->ifindex != n->dev->ifindex) {

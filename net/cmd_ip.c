@@ -130,11 +130,12 @@ find_any(const char *name)
 {
 	struct net_device *d;
 
-	list_for_each_entry(d, &netdev_list,
-	                    dev_list) if (strcmp(d->name, name) == 0) return d;
-	list_for_each_entry(d, &netdev_unreg_list,
-	                    unreg_link) if (strcmp(d->name, name) ==
-	                                    0) return d;
+	list_for_each_entry(d, &netdev_list, dev_list)
+		if (strcmp(d->name, name) == 0)
+			return d;
+	list_for_each_entry(d, &netdev_unreg_list, unreg_link)
+		if (strcmp(d->name, name) == 0)
+			return d;
 	return NULL;
 }
 
@@ -157,9 +158,10 @@ netdev_refs_show(const char *name)
 
 	rtnl_lock();
 	if (name == NULL) {
-		list_for_each_entry(d, &netdev_list, dev_list) refs_one(d);
+		list_for_each_entry(d, &netdev_list, dev_list)
+			refs_one(d);
 		list_for_each_entry(d, &netdev_unreg_list, unreg_link)
-		    refs_one(d);
+			refs_one(d);
 		rtnl_unlock();
 		return 0;
 	}

@@ -43,8 +43,9 @@ echo_count(unsigned long port)
 	int n = 0;
 	uint32_t f = spin_lock_irqsave(&echo_lock);
 
-	list_for_each_entry(s, &echo_srvs,
-	                    link) if (port == 0 || s->port == port) n++;
+	list_for_each_entry(s, &echo_srvs, link)
+		if (port == 0 || s->port == port)
+			n++;
 	spin_unlock_irqrestore(&echo_lock, f);
 	return n;
 }
@@ -84,8 +85,7 @@ echo_stop(unsigned long port)
 	int n = 0;
 	uint32_t f = spin_lock_irqsave(&echo_lock);
 
-	list_for_each_entry(s, &echo_srvs, link)
-	{
+	list_for_each_entry(s, &echo_srvs, link) {
 		if (port == 0 || s->port == port) {
 			s->stop = true;
 			n++;

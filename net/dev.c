@@ -221,9 +221,9 @@ name_taken(const char *name)
 	ASSERT(rtnl_is_locked());
 	if (dev_get_by_name_rcu(name) != NULL)
 		return true;
-	list_for_each_entry(d, &netdev_unreg_list,
-	                    unreg_link) if (strncmp(d->name, name, IFNAMSIZ) ==
-	                                    0) return true;
+	list_for_each_entry(d, &netdev_unreg_list, unreg_link)
+		if (strncmp(d->name, name, IFNAMSIZ) == 0)
+			return true;
 	return false;
 }
 
@@ -260,7 +260,7 @@ call_netdevice_notifiers(unsigned long event, struct net_device *dev)
 
 	ASSERT(rtnl_is_locked());
 	list_for_each_entry(nb, &notifiers, link)
-	    nb->notifier_call(nb, event, dev);
+		nb->notifier_call(nb, event, dev);
 }
 
 int
@@ -272,8 +272,7 @@ register_netdevice_notifier(struct notifier_block *nb)
 		return -EINVAL;
 	rtnl_lock();
 	list_add_tail(&nb->link, &notifiers);
-	list_for_each_entry(d, &netdev_list, dev_list)
-	{
+	list_for_each_entry(d, &netdev_list, dev_list) {
 		nb->notifier_call(nb, NETDEV_REGISTER, d);
 		if (netif_running(d))
 			nb->notifier_call(nb, NETDEV_UP, d);
@@ -290,8 +289,7 @@ unregister_netdevice_notifier(struct notifier_block *nb)
 
 	rtnl_lock();
 	list_del_init(&nb->link);
-	list_for_each_entry(d, &netdev_list, dev_list)
-	{
+	list_for_each_entry(d, &netdev_list, dev_list) {
 		if (netif_running(d))
 			nb->notifier_call(nb, NETDEV_DOWN, d);
 		nb->notifier_call(nb, NETDEV_UNREGISTER, d);

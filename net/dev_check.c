@@ -24,8 +24,7 @@ listed_sane(const struct net_device *dev, char *buf, size_t size)
 		         netdev_refcnt_read(dev));
 		return buf;
 	}
-	list_for_each_entry(o, &netdev_list, dev_list)
-	{
+	list_for_each_entry(o, &netdev_list, dev_list) {
 		if (o == dev)
 			break;
 		if (strcmp(o->name, dev->name) == 0 ||
@@ -50,8 +49,7 @@ unreg_sane(const struct net_device *dev, char *buf, size_t size)
 		         dev->name, dev->reg_state);
 		return buf;
 	}
-	list_for_each_entry(o, &netdev_list, dev_list)
-	{
+	list_for_each_entry(o, &netdev_list, dev_list) {
 		if (o == dev || strcmp(o->name, dev->name) == 0) {
 			snprintf(buf, size, "%s: unregistering and listed%s",
 			         dev->name, o == dev ? "" : " by name");
@@ -68,14 +66,12 @@ netdev_sane(char *buf, size_t size)
 	const char *why = NULL;
 
 	rtnl_lock();
-	list_for_each_entry(dev, &netdev_list, dev_list)
-	{
+	list_for_each_entry(dev, &netdev_list, dev_list) {
 		if ((why = listed_sane(dev, buf, size)) != NULL)
 			break;
 	}
 	if (why == NULL) {
-		list_for_each_entry(dev, &netdev_unreg_list, unreg_link)
-		{
+		list_for_each_entry(dev, &netdev_unreg_list, unreg_link) {
 			if ((why = unreg_sane(dev, buf, size)) != NULL)
 				break;
 		}

@@ -114,8 +114,7 @@ list_holders(void)
 	uint32_t f = spin_lock_irqsave(&holders_lock);
 	int n = 0;
 
-	list_for_each_entry(h, &holders, link)
-	{
+	list_for_each_entry(h, &holders, link) {
 		kprintf("devhold: %s released in %u ms\n", h->name,
 		        (unsigned)(h->expires > now ? h->expires - now : 0));
 		n++;

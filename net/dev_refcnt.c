@@ -226,8 +226,7 @@ netdev_print_holders(struct net_device *dev, const char *prefix)
 	int shown = 0;
 
 	f = spin_lock_irqsave(&dev->track_lock);
-	list_for_each_entry(t, &dev->trackers, link)
-	{
+	list_for_each_entry(t, &dev->trackers, link) {
 		if (shown++ == 32) {
 			kprintf("%s...\n", prefix);
 			break;

@@ -194,8 +194,7 @@ dhcp_find_get(int ifindex)
 	struct dhcp_if *d;
 	uint32_t f = spin_lock_irqsave(&dhcp_lock);
 
-	list_for_each_entry(d, &dhcp_ifs, link)
-	{
+	list_for_each_entry(d, &dhcp_ifs, link) {
 		if (d->ifindex == ifindex && !d->done) {
 			d->refcnt++;
 			spin_unlock_irqrestore(&dhcp_lock, f);
@@ -313,8 +312,7 @@ dhcp_show(void)
 	unsigned n = 0;
 	uint32_t f = spin_lock_irqsave(&dhcp_lock);
 
-	list_for_each_entry(d, &dhcp_ifs, link)
-	{
+	list_for_each_entry(d, &dhcp_ifs, link) {
 		kprintf("%s: %s", d->name, dhcp_state_name(d->c.state));
 		if (d->addr != 0)
 			kprintf(" %s/%u", inet_ntoa_r(d->addr, a), d->plen);

@@ -102,8 +102,7 @@ echo_reply_rcv(const struct icmp_msg *m, const struct inet_rx_info *ri)
 	bool found = false;
 	uint32_t f = spin_lock_irqsave(&ping_lock);
 
-	list_for_each_entry(w, &ping_waiters, link)
-	{
+	list_for_each_entry(w, &ping_waiters, link) {
 		if (w->id != m->id)
 			continue;
 		w->last_seq = m->seq;
@@ -149,8 +148,7 @@ unreach_rcv(const struct icmp_msg *m)
 	if (m->quote.proto != IP_PROTO_ICMP)
 		return;
 	f = spin_lock_irqsave(&ping_lock);
-	list_for_each_entry(w, &ping_waiters, link)
-	{
+	list_for_each_entry(w, &ping_waiters, link) {
 		w->unreach++;
 		wake_up(w->wq);
 	}

@@ -50,8 +50,7 @@ dst_cache_flush_locked(struct list_head *freeq)
 {
 	struct dst_entry *d, *tmp;
 
-	list_for_each_entry_safe(d, tmp, &dst_cache, link)
-	{
+	list_for_each_entry_safe(d, tmp, &dst_cache, link) {
 		list_del_init(&d->link);
 		dst_cached--;
 		d->obsolete = true;
@@ -69,8 +68,7 @@ dst_free_list(struct list_head *freeq)
 {
 	struct dst_entry *d, *tmp;
 
-	list_for_each_entry_safe(d, tmp, freeq, link)
-	{
+	list_for_each_entry_safe(d, tmp, freeq, link) {
 		list_del_init(&d->link);
 		dev_put_track(d->dev, &d->tracker);
 		kfree(d);
@@ -209,8 +207,7 @@ ip_route_output(uint32_t daddr, int oif, struct dst_entry **out)
 	int err;
 
 	f = spin_lock_irqsave(&route_lock);
-	list_for_each_entry(d, &dst_cache, link)
-	{
+	list_for_each_entry(d, &dst_cache, link) {
 		if (d->daddr == daddr && d->oif == oif) {
 			d->refcnt++;
 			d->lastuse = now_ms();
@@ -283,8 +280,9 @@ dst_ifdown(struct net_device *dev)
 	uint32_t f = spin_lock_irqsave(&route_lock);
 
 	dst_cache_flush_locked(&freeq);
-	list_for_each_entry(d, &dst_inuse, link) if (d->dev == dev)
-	    dst_dev_put(d);
+	list_for_each_entry(d, &dst_inuse, link)
+		if (d->dev == dev)
+			dst_dev_put(d);
 	spin_unlock_irqrestore(&route_lock, f);
 	dst_free_list(&freeq);
 }
@@ -296,8 +294,12 @@ dst_count_dev(struct net_device *dev)
 	size_t n = 0;
 	uint32_t f = spin_lock_irqsave(&route_lock);
 
-	list_for_each_entry(d, &dst_cache, link) if (d->dev == dev) n++;
-	list_for_each_entry(d, &dst_inuse, link) if (d->dev == dev) n++;
+	list_for_each_entry(d, &dst_cache, link)
+		if (d->dev == dev)
+			n++;
+	list_for_each_entry(d, &dst_inuse, link)
+		if (d->dev == dev)
+			n++;
 	spin_unlock_irqrestore(&route_lock, f);
 	return n;
 }
@@ -309,8 +311,7 @@ route_tick(uint64_t now)
 	LIST_HEAD(freeq);
 	uint32_t f = spin_lock_irqsave(&route_lock);
 
-	list_for_each_entry_safe(d, tmp, &dst_cache, link)
-	{
+	list_for_each_entry_safe(d, tmp, &dst_cache, link) {
 		if (d->refcnt != 1 || now - d->lastuse < DST_GC_MS)
 			continue;
 		list_del_init(&d->link);
@@ -355,8 +356,7 @@ route_sane(char *buf, size_t size)
 
 	if (route_table_check(&rtable) != 0)
 		why = "routing table out of order or invalid";
-	list_for_each_entry(d, &dst_cache, link)
-	{
+	list_for_each_entry(d, &dst_cache, link) {
 		count++;
 		if (why == NULL &&
 		    (d->obsolete || d->refcnt < 1 || d->dev == NULL)) {

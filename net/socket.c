@@ -41,8 +41,7 @@ sock_register(struct proto_ops *ops)
 	int r = 0;
 
 	mutex_lock(&proto_mutex);
-	list_for_each_entry(o, &protos, link)
-	{
+	list_for_each_entry(o, &protos, link) {
 		if (o->type == ops->type && o->protocol == ops->protocol)
 			r = -EEXIST;
 	}
@@ -71,8 +70,7 @@ sock_create(int type, int protocol, struct socket **out)
 		return -ENOMEM;
 
 	mutex_lock(&proto_mutex);
-	list_for_each_entry(o, &protos, link)
-	{
+	list_for_each_entry(o, &protos, link) {
 		if (o->type == type &&
 		    (protocol == 0 || o->protocol == protocol)) {
 			ops = o;
@@ -231,8 +229,7 @@ sock_ifdown(struct net_device *dev)
 	struct socket *sk;
 	uint32_t f = spin_lock_irqsave(&sock_lock);
 
-	list_for_each_entry(sk, &sockets, link)
-	{
+	list_for_each_entry(sk, &sockets, link) {
 		if (sk->dev != dev)
 			continue;
 		dev_put_track(dev, &sk->dev_tracker);
@@ -252,9 +249,9 @@ sock_count_dev(int ifindex)
 	size_t n = 0;
 	uint32_t f = spin_lock_irqsave(&sock_lock);
 
-	list_for_each_entry(sk, &sockets,
-	                    link) if (sk->dev != NULL &&
-	                              sk->bound_ifindex == ifindex) n++;
+	list_for_each_entry(sk, &sockets, link)
+		if (sk->dev != NULL && sk->bound_ifindex == ifindex)
+			n++;
 	spin_unlock_irqrestore(&sock_lock, f);
 	return n;
 }
@@ -284,8 +281,7 @@ sock_show_all(void)
 
 	kprintf("proto state    local                 remote                "
 	        "rxq  dev    age\n");
-	list_for_each_entry(sk, &sockets, link)
-	{
+	list_for_each_entry(sk, &sockets, link) {
 		fmt_addr(l, sizeof(l), &sk->local);
 		fmt_addr(r, sizeof(r), &sk->remote);
 		if (sk->ops->show != NULL)
@@ -304,8 +300,7 @@ sock_show_all(void)
 	spin_unlock_irqrestore(&sock_lock, f);
 	kprintf("%u sockets\n", n);
 	mutex_lock(&proto_mutex);
-	list_for_each_entry(o, &protos, link)
-	{
+	list_for_each_entry(o, &protos, link) {
 		if (o->show_all != NULL && try_module_get(o->owner)) {
 			o->show_all();
 			module_put(o->owner);
@@ -328,8 +323,7 @@ sockets_sane(char *buf, size_t size)
 	const char *why = NULL;
 	uint32_t f = spin_lock_irqsave(&sock_lock);
 
-	list_for_each_entry(sk, &sockets, link)
-	{
+	list_for_each_entry(sk, &sockets, link) {
 		if (sk->ops == NULL || sk->refcnt < 1 ||
 		    (sk->dev != NULL &&
 		     sk->dev->ifindex != sk->bound_ifindex)) {

@@ -47,8 +47,7 @@ port_used(uint16_t port, int ifindex)
 {
 	struct udp_sock *u;
 
-	list_for_each_entry(u, &udp_socks, link)
-	{
+	list_for_each_entry(u, &udp_socks, link) {
 		int other = u->sk->bound_ifindex;
 
 		if (u->bound && u->sk->local.port == port &&
@@ -283,8 +282,7 @@ udp_lookup(const struct inet_rx_info *ri, const struct udp_dgram *d)
 	struct udp_sock *u;
 	int best_score = -1;
 
-	list_for_each_entry(u, &udp_socks, link)
-	{
+	list_for_each_entry(u, &udp_socks, link) {
 		int score = u->bound ? udp_score(u->sk, ri, d) : -1;
 
 		if (score > best_score) {

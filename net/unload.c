@@ -59,8 +59,7 @@ netdev_module_can_unload(struct module *mod, char *why, size_t size)
 	 * (`netsim del`) is that thread's to finish, and its destructor
 	 * is module code: wait for it, whatever the counts (also in
 	 * refmode=legacy, where that unregister does not wait for them). */
-	list_for_each_entry(d, &netdev_unreg_list, unreg_link)
-	{
+	list_for_each_entry(d, &netdev_unreg_list, unreg_link) {
 		if (d->owner != mod || d->unreg_by_rmmod)
 			continue;
 		busy++;
@@ -75,8 +74,7 @@ netdev_module_can_unload(struct module *mod, char *why, size_t size)
 		return busy ? -EBUSY : 0;
 	}
 	/* Still registered: `rmmod -n` (no quiesce).  Busy if held. */
-	list_for_each_entry(d, &netdev_list, dev_list)
-	{
+	list_for_each_entry(d, &netdev_list, dev_list) {
 		int n = d->owner == mod ? netdev_refcnt_read(d) : 0;
 		if (n <= 1)
 			continue;
@@ -86,8 +84,7 @@ netdev_module_can_unload(struct module *mod, char *why, size_t size)
 			                "%s%s usage count %d",
 			                busy > 1 ? ", " : "", d->name, n);
 	}
-	list_for_each_entry(d, &netdev_unreg_list, unreg_link)
-	{
+	list_for_each_entry(d, &netdev_unreg_list, unreg_link) {
 		int n;
 
 		if (d->owner != mod || !d->unreg_by_rmmod)
@@ -115,8 +112,7 @@ netdev_module_resume(struct module *mod)
 	rtnl_lock();
 	/* Only what rmmod's quiesce began: an unregister another thread
 	 * owns is left to that thread, which finishes it. */
-	list_for_each_entry_safe(d, n, &netdev_unreg_list, unreg_link)
-	{
+	list_for_each_entry_safe(d, n, &netdev_unreg_list, unreg_link) {
 		if (d->owner == mod && d->unreg_by_rmmod)
 			netdev_unregister_abort(d);
 	}

@@ -411,9 +411,9 @@ on_queue(struct waitq *wq, struct thread *th)
 	bool found = false;
 	uint32_t f = spin_lock_irqsave(&wq->lock);
 
-	list_for_each_entry(w, &wq->waiters, link) if (w->thread == th &&
-	                                               th->state == T_SLEEPING)
-	    found = true;
+	list_for_each_entry(w, &wq->waiters, link)
+		if (w->thread == th && th->state == T_SLEEPING)
+			found = true;
 	spin_unlock_irqrestore(&wq->lock, f);
 	return found;
 }

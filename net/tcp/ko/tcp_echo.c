@@ -184,7 +184,8 @@ tcp_echo_work(void)
 		tcp_set_user(p, c);
 		list_add_tail(&c->link, &conns);
 	}
-	list_for_each_entry_safe(c, next, &conns, link) conn_pump(c);
+	list_for_each_entry_safe(c, next, &conns, link)
+		conn_pump(c);
 	tcp_unlock_flush(f);
 }
 
@@ -222,8 +223,7 @@ tcp_echo_abort_all(void)
 	unsigned n = 0;
 	uint32_t f = tcp_lock_irqsave();
 
-	list_for_each_entry_safe(c, next, &conns, link)
-	{
+	list_for_each_entry_safe(c, next, &conns, link) {
 		conn_end(c, true);
 		n++;
 	}
