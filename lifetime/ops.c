@@ -21,6 +21,7 @@
 #define WATCHDOG_MS   30000 /* a waiting op that takes longer is stuck */
 #define INTR_MAX_MS   200   /* the Ctrl-C of rmmod comes within this */
 #define DHCP_MS       3000
+#define PING_MS       500
 #define GATEWAY       0x0a000202 /* 10.0.2.2, QEMU user networking */
 #define SOCKPROTO_NUM 253
 
@@ -273,6 +274,38 @@ op_sockproto(struct lt_worker *w, uint32_t arg)
 	return 0;
 }
 
+/* The guest pings the gateway (10.0.2.2) while the run loads and
+ * unloads its drivers: one echo request, routed like any other packet
+ * (through whichever device has an address and a route), and up to
+ * PING_MS for the reply.  No route, no device, a device going down or
+ * its driver being unloaded between send and reply are all legitimate
+ * (ENETUNREACH, EHOSTUNREACH, ENODEV, ENETDOWN); the reply, when it
+ * comes, must be the one we sent (same id and seq). */
+static int
+op_ping(struct lt_worker *w, uint32_t arg)
+{
+	static volatile uint16_t ping_id = 0x5354;
+	struct ping_waiter pw = {0};
+	DEFINE_WAITQ(wq);
+	uint16_t seq = (uint16_t)(1 + arg % 1000);
+	int r;
+
+	pw.id = __atomic_add_fetch(&ping_id, 1, __ATOMIC_RELAXED);
+	pw.wq = &wq;
+	ping_register(&pw);
+	r = icmp_send_echo(GATEWAY, pw.id, seq, (arg >> 10) % 64);
+	if (r == 0) {
+		r = wait_event_interruptible_timeout(
+		    wq, pw.replies != 0 && pw.last_seq == seq, PING_MS);
+		if (r != 0)
+			r = -EHOSTUNREACH; /* no reply (or the watchdog) */
+	}
+	ping_unregister(&pw);
+	if (r == 0 && pw.bad != 0)
+		r = -EIO; /* a reply whose data differed: never legitimate */
+	return r;
+}
+
 /* ---- readers and checks ------------------------------------------------- */
 
 static int
@@ -313,6 +346,7 @@ static const int ok_sock[] = {
     EPROTONOSUPPORT, ECONNREFUSED, ECONNRESET,   ETIMEDOUT,
     EAGAIN,          EADDRINUSE,   ENOTCONN,     EPIPE,
     ENOENT,          ESRCH,        EINTR,        0};
+static const int ok_ping[] = {ENETUNREACH, EHOSTUNREACH, ENODEV, ENETDOWN, 0};
 static const int ok_refs[] = {ENOENT, 0};
 static const int ok_tcpecho[] = {ENOENT,     ESRCH,           EALREADY,
                                  EADDRINUSE, EPROTONOSUPPORT, /* tcp.ko GOING */
@@ -337,6 +371,7 @@ const struct lt_op lt_ops[] = {
     {"read", op_read, ok_none, 6},
     {"refs-dev", op_refs_dev, ok_refs, 2},
     {"check", op_check, ok_none, 1},
+    {"ping", op_ping, ok_ping, 2},
 };
 const unsigned lt_nops = sizeof(lt_ops) / sizeof(lt_ops[0]);
 
