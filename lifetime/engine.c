@@ -282,6 +282,8 @@ parse(struct lt_run *run, int argc, char **argv)
 			p->udpport = (unsigned)v;
 		} else if (strcmp(k, "faults") == 0 && v <= 1000) {
 			p->faults = (unsigned)v;
+		} else if (strcmp(k, "bg") == 0 && v <= 1) {
+			p->bg = v != 0;
 		} else if (strcmp(k, "progress") == 0 && v <= 1) {
 			p->progress = v != 0;
 		} else {
@@ -358,6 +360,16 @@ all_done(struct lt_run *run)
 }
 
 /* The shell thread while the workers run. */
+/* The background run (bg=1): at most one; `stress wait` collects its
+ * verdict, `stress stop` ends it first.  bg_state: BG_NONE, BG_RUNNING,
+ * BG_DONE (bg_result valid). */
+enum { BG_NONE, BG_RUNNING, BG_DONE };
+static volatile int bg_state;
+static volatile bool bg_stop;
+static int bg_result;
+static char bg_line[512];
+static char *bg_argv[32];
+
 static void
 supervise(struct lt_run *run)
 {
@@ -370,6 +382,11 @@ supervise(struct lt_run *run)
 			        "the workers\n");
 			run->stop = true;
 			clear_signal();
+		}
+		if (bg_stop && !run->stop) {
+			kprintf("stress: lifetime: stop requested, stopping "
+			        "the workers\n");
+			run->stop = true;
 		}
 		if (now_ms() >= next_check) {
 			if (invariants_check("during the run") != 0) {
@@ -460,12 +477,25 @@ start_workers(struct lt_run *run)
 	return 0;
 }
 
+static int run_and_free(struct lt_run *run, struct lt_snapshot *snap);
+
+static void
+bg_main(void *arg)
+{
+	struct lt_run *run = arg;
+	struct lt_snapshot *snap = run->bg_snap;
+
+	bg_result = run_and_free(run, snap);
+	__atomic_store_n(&bg_state, BG_DONE, __ATOMIC_SEQ_CST);
+	thread_exit();
+}
+
 static int
 lifetime(int argc, char **argv)
 {
 	struct lt_snapshot *snap;
 	struct lt_run *run;
-	int r, settled;
+	int r;
 
 	run = kzalloc(sizeof(*run), "stress");
 	if (run == NULL)
@@ -480,6 +510,32 @@ lifetime(int argc, char **argv)
 		r = cmd_error("stress", -ENOMEM, "no memory for the workers");
 		goto out;
 	}
+	if (!run->p.bg)
+		return run_and_free(run, snap);
+	run->bg_snap = snap;
+	bg_stop = false;
+	bg_state = BG_RUNNING;
+	if (thread_create("stress-bg", bg_main, run, cpu_id()) == NULL) {
+		bg_state = BG_NONE;
+		lt_snapshot_free(snap);
+		r = cmd_error("stress", -ENOMEM, "no thread for the run");
+		goto out;
+	}
+	kprintf("stress: lifetime: running in the background (stress wait, "
+	        "stress stop)\n");
+	return 0;
+out:
+	kfree(run->w);
+	kfree(run);
+	return r;
+}
+
+/* The run proper, in the shell thread or (bg=1) its own; frees run. */
+static int
+run_and_free(struct lt_run *run, struct lt_snapshot *snap)
+{
+	int r, settled;
+
 	kprintf("stress: lifetime: refmode=%s modref=%s cpus=%d\n",
 	        netdev_refmode_name(), module_default_refops()->name,
 	        online_cpus());
@@ -506,17 +562,73 @@ lifetime(int argc, char **argv)
 		kprintf("stress: lifetime: PASS: %u ops, 0 failures, start "
 		        "state restored (seed %u)\n",
 		        (unsigned)run->done_ops, (unsigned)run->p.seed);
-out:
 	kfree(run->w);
 	kfree(run);
 	return r;
+}
+
+/* bg=1: the arguments must outlive the command (mods= points into
+ * them), so they are copied into bg_line first. */
+static int
+lifetime_cmd(int argc, char **argv)
+{
+	bool bg = false;
+	size_t n = 0;
+
+	for (int i = 2; i < argc; i++)
+		bg |= strcmp(argv[i], "bg=1") == 0;
+	if (!bg)
+		return lifetime(argc, argv);
+	if (bg_state != BG_NONE)
+		return cmd_error("stress", -EBUSY,
+		                 "a background run is going (stress wait)");
+	if (argc > (int)(sizeof(bg_argv) / sizeof(*bg_argv)))
+		return cmd_error("stress", -E2BIG, "too many arguments");
+	for (int i = 0; i < argc; i++) {
+		size_t len = strlen(argv[i]) + 1;
+		if (n + len > sizeof(bg_line))
+			return cmd_error("stress", -E2BIG,
+			                 "arguments too long");
+		memcpy(bg_line + n, argv[i], len);
+		bg_argv[i] = bg_line + n;
+		n += len;
+	}
+	return lifetime(argc, bg_argv);
+}
+
+/* `stress wait`: the background run's verdict (its report and PASS or
+ * error line are printed by the run); `stress stop` stops it first.
+ * Ctrl-C ends the wait, not the run. */
+static int
+bg_wait(bool stop)
+{
+	int r;
+
+	if (bg_state == BG_NONE)
+		return cmd_error("stress", -ESRCH, "no background run");
+	if (stop)
+		bg_stop = true;
+	while (__atomic_load_n(&bg_state, __ATOMIC_SEQ_CST) != BG_DONE)
+		if (msleep_interruptible(50) != 0)
+			return cmd_error("stress", -EINTR,
+			                 "wait interrupted; the run goes on");
+	r = bg_result;
+	bg_state = BG_NONE;
+	if (r != 0)
+		return cmd_error("stress", r, "the background run failed");
+	kprintf("stress: wait: the background run passed\n");
+	return 0;
 }
 
 static int
 cmd_stress(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "lifetime") == 0)
-		return lifetime(argc, argv);
+		return lifetime_cmd(argc, argv);
+	if (argc == 2 && strcmp(argv[1], "wait") == 0)
+		return bg_wait(false);
+	if (argc == 2 && strcmp(argv[1], "stop") == 0)
+		return bg_wait(true);
 	if (argc >= 2 && strcmp(argv[1], "faultsweep") == 0)
 		return lt_faultsweep(argc, argv);
 	if (argc == 2 && strcmp(argv[1], "check") == 0)
@@ -532,8 +644,8 @@ COMMAND(stress,
         "stress lifetime [seed=N] [ops=N] [secs=N] [workers=N] "
         "[holdmax=MS] [tcpport=P] [udpport=P] [faults=PERMILLE] "
         "[mods=A,B..] "
-        "[mix=OP:W,..] [progress=0|1] | stress faultsweep [MODULE..] | "
-        "stress check",
+        "[mix=OP:W,..] [progress=0|1] [bg=1] | stress wait | stress stop "
+        "| stress faultsweep [MODULE..] | stress check",
         "concurrent module/device/socket lifetime stress; every failure "
         "path of insmod and ip link up; every invariant checker",
         cmd_stress);

@@ -82,6 +82,7 @@ struct lt_params {
 	unsigned tcpport, udpport;
 	unsigned faults; /* per mille of ops run with one injected failure */
 	bool progress;
+	bool bg; /* bg=1: run in a background thread (stress wait/stop) */
 };
 
 struct lt_run {
@@ -100,6 +101,7 @@ struct lt_run {
 	/* rmmod wait times (us) of successful waiting unloads */
 	uint32_t waits[LT_WAITS];
 	volatile uint32_t nwaits;
+	struct lt_snapshot *bg_snap; /* bg=1: handed to the run's thread */
 };
 
 uint32_t lt_rand(struct lt_worker *w);
