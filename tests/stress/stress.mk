@@ -105,3 +105,25 @@ replay: deps kernel host modules
 		echo "replay: the replayed run's serial output is identical to the recorded one ($$(wc -l < $(REPLAY_DIR)/record.out) lines; recording $(REPLAY_DIR)/lifetime.rr)"; \
 	else diff $(REPLAY_DIR)/record.out $(REPLAY_DIR)/replay.out | head -20; \
 		echo "replay: FAIL: the replay differs from the recording"; exit 1; fi
+
+# ---- make stress-console: the serial-console stress ------------------------
+# build/host/consolegen SEED COUNT writes a scenario that types COUNT seeded
+# console commands while `stress lifetime bg=1` runs (docs/stress.md);
+# tests/scenarios/stress-console.scn is one checked in (make test).
+CONSOLE_OPS ?= 60
+host: $(HOSTBIN)/consolegen
+$(HOSTBIN)/consolegen: tests/stress/consolegen.c
+	@mkdir -p $(HOSTBIN)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<
+
+stress-console: deps kernel host modules $(HOSTBIN)/consolegen
+	@mkdir -p $(STRESS_DIR)/console
+	$(HOSTBIN)/consolegen $(if $(SEED),$(SEED),$$(date +%s)) $(CONSOLE_OPS) \
+		> $(STRESS_DIR)/console/stress-console.scn
+	@head -2 $(STRESS_DIR)/console/stress-console.scn
+	$(HOSTBIN)/modref-harness test -j 1 --kernel $(KERNEL) \
+		--logs $(STRESS_DIR)/console \
+		--timeout-scale $(STRESS_TIMEOUT_SCALE) \
+		$(STRESS_DIR)/console/stress-console.scn
+
+.PHONY: stress-console
