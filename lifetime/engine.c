@@ -575,13 +575,14 @@ lifetime_cmd(int argc, char **argv)
 	bool bg = false;
 	size_t n = 0;
 
+	/* two runs at once would settle each other's modules */
+	if (bg_state != BG_NONE)
+		return cmd_error("stress", -EBUSY,
+		                 "a background run is going (stress wait)");
 	for (int i = 2; i < argc; i++)
 		bg |= strcmp(argv[i], "bg=1") == 0;
 	if (!bg)
 		return lifetime(argc, argv);
-	if (bg_state != BG_NONE)
-		return cmd_error("stress", -EBUSY,
-		                 "a background run is going (stress wait)");
 	if (argc > (int)(sizeof(bg_argv) / sizeof(*bg_argv)))
 		return cmd_error("stress", -E2BIG, "too many arguments");
 	for (int i = 0; i < argc; i++) {
