@@ -120,7 +120,7 @@ host: $(HOSTBIN)/mkksyms $(HOSTBIN)/mkinitrd
 # backend's network namespaces (docs/harness.md).
 DEPS_PKGS := qemu-system-x86 grub-pc-bin grub-common xorriso mtools \
 	gcc-i686-linux-gnu binutils-i686-linux-gnu gcc make gdb clang procps \
-	tshark iproute2 iputils-ping
+	tshark iproute2 iputils-ping clang-format python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Subsystem fragments add host programs (harness, unit tests, fuzzers) to
