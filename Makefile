@@ -37,7 +37,8 @@ HOSTCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. -MMD -MP
 
 # Every kernel source is found by directory, so adding a file needs no
 # Makefile edit.  Directories are layers: boot, core, then subsystems.
-KDIRS := boot kernel kernel/ktest modloader drivers net lifetime
+KDIRS := boot kernel kernel/ktest modloader modloader/ktest drivers \
+	net/core net/ipv4 net/apps net/cmd net/ktest net/tcp/resident lifetime
 KSRCS := $(foreach d,$(KDIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
 KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
 
@@ -128,7 +129,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 -include tests/harness/harness.mk
 -include modloader/host.mk
 -include net/tcp/host.mk
--include net/host.mk
+-include net/ipv4/host.mk
 -include drivers/drivers.mk
 -include tests/net/net.mk
 -include modloader/modules.mk

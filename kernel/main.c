@@ -24,8 +24,8 @@
 #include <kernel/x86.h>
 #include <drivers/pci.h>
 #include <kernel/kfence.h>
-#include <net/netdevice.h>
-#include <net/inet.h>
+#include <net/core/netdevice.h>
+#include <net/ipv4/inet.h>
 
 extern char _kernel_end[];
 static struct thread idle0;

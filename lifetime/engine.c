@@ -10,8 +10,8 @@
  */
 #include "lifetime/lifetime.h"
 #include "modloader/module_internal.h"
-#include <net/netdevice.h>
-#include "net/netdev_internal.h"
+#include <net/core/netdevice.h>
+#include "net/core/netdev_internal.h"
 #include <kernel/errno.h>
 #include <kernel/fault.h>
 #include <kernel/invariant.h>

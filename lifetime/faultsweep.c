@@ -14,7 +14,7 @@
  */
 #include "lifetime/lifetime.h"
 #include "modloader/module_internal.h"
-#include <net/netdevice.h>
+#include <net/core/netdevice.h>
 #include <kernel/errno.h>
 #include <kernel/fault.h>
 #include <kernel/memtag.h>

@@ -10,7 +10,7 @@
  */
 #include "lifetime/lifetime.h"
 #include "modloader/module_internal.h"
-#include "net/inet.h"
+#include "net/ipv4/inet.h"
 #include <kernel/errno.h>
 #include <kernel/invariant.h>
 #include <kernel/sched.h>

@@ -10,10 +10,10 @@
 
 DEPS_PKGS += spin
 
-$(HOSTBIN)/modelcheck: model/modelcheck.c tests/modloader/ktap.c \
-		tests/modloader/ktap.h
+$(HOSTBIN)/modelcheck: model/modelcheck.c tests/lib/ktap.c \
+		tests/lib/ktap.h
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -o $@ model/modelcheck.c tests/modloader/ktap.c
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ model/modelcheck.c tests/lib/ktap.c
 
 host: $(HOSTBIN)/modelcheck
 

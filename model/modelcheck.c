@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tests/modloader/ktap.h"
+#include "tests/lib/ktap.h"
 
 #define MODEL   "model/unload.pml"
 #define WORK    "build/model"

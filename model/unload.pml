@@ -5,7 +5,7 @@
  * One driver module (e1000/netsim) that owns one device (eth0), holders of
  * that device, and one or two unloaders.  Parameters (spin -D...):
  *
- *   REFMODE  0 wait, 1 owner, 2 pinned, 3 legacy   (net/dev_refcnt.c)
+ *   REFMODE  0 wait, 1 owner, 2 pinned, 3 legacy   (net/core/dev_refcnt.c)
  *   MODREF   0 percpu, 1 atomic                    (modloader/refcount.c)
  *   FIXED    0 the code of main today, 1 with the fixes of the races of
  *            issue 10 (docs/model.md, "The fixes the model assumes")
@@ -85,7 +85,7 @@
 #define GOING  2
 #define GONE   3
 
-/* device registration states (net/netdevice.h) */
+/* device registration states (net/core/netdevice.h) */
 #define REGISTERED    1
 #define UNREGISTERING 2
 #define UNREGISTERED  3
@@ -228,7 +228,7 @@ inline try_release(busy) {
 #endif
 }
 
-/* ---- the device (net/dev.c, net/dev_refcnt.c) ------------------------ */
+/* ---- the device (net/core/dev.c, net/core/dev_refcnt.c) ------------------------ */
 byte dstate = REGISTERED;
 bool dlisted = 1;    /* on netdev_list: lookups find it */
 bool dunreg = 0;     /* on netdev_unreg_list */
@@ -431,7 +431,7 @@ inline unregister_netdev(r, exit_nowait, n, snap) {
 	fi
 }
 
-/* ---- the driver's unload hooks (net/unload.c) ------------------------ */
+/* ---- the driver's unload hooks (net/core/driver_unload.c) ------------------------ */
 inline quiesce(n) {
 #if HAS_DEV
 	lock(rtnl);

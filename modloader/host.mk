@@ -12,7 +12,7 @@
 
 ML_DIR     := $(HOSTBIN)/modloader
 ML_CORE    := $(wildcard modloader/elf_*.c)
-ML_TESTSRC := tests/modloader/unittest.c tests/modloader/ktap.c \
+ML_TESTSRC := tests/modloader/unittest.c tests/lib/ktap.c \
 	tests/modloader/testutil.c tests/modloader/test_check.c \
 	tests/modloader/test_layout.c tests/modloader/test_reloc.c \
 	tests/modloader/test_lookup.c tests/modloader/test_ref.c \

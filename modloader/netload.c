@@ -1,5 +1,5 @@
 /*
- * Modules that arrive at run time (fetched over TFTP, net/tftp.c): the
+ * Modules that arrive at run time (fetched over TFTP, net/apps/tftp.c): the
  * file is copied into pages of its own and listed with the boot modules,
  * under its name, so the ordinary pipeline (load.c, which finds files by
  * boot-module name) loads it and `insmod -l` shows it.  Like a boot

@@ -24,8 +24,8 @@
 #include <kernel/rcu.h>
 #include <kernel/string.h>
 #include <kernel/timer.h>
-#include <net/netdevice.h>
-#include <net/skbuff.h>
+#include <net/core/netdevice.h>
+#include <net/core/skbuff.h>
 
 /* Registers (SDM sec. 13.4). */
 #define CTRL    0x0000

@@ -32,8 +32,8 @@
 #include <kernel/shell.h>
 #include <kernel/spinlock.h>
 #include <kernel/string.h>
-#include <net/netdevice.h>
-#include <net/skbuff.h>
+#include <net/core/netdevice.h>
+#include <net/core/skbuff.h>
 
 #define NSIM_MAX  8
 #define NSIM_QLEN 256

@@ -12,10 +12,10 @@
 
 TCP_DIR      := $(HOSTBIN)/tcp
 # The core, plus the checksum it shares with the rest of net/.
-TCP_CORE     := $(wildcard net/tcp/*.c) net/inet_csum.c
-TCP_HDRS     := $(wildcard net/tcp/*.h) net/inet_csum.h net/proto_lib.h
+TCP_CORE     := $(wildcard net/tcp/*.c) net/ipv4/inet_csum.c
+TCP_HDRS     := $(wildcard net/tcp/*.h) net/ipv4/inet_csum.h net/ipv4/proto_lib.h
 TCP_TESTSRC  := $(filter-out tests/tcp/fuzz.c,$(wildcard tests/tcp/*.c)) \
-                tests/modloader/ktap.c
+                tests/lib/ktap.c
 TCP_FUZZSRC  := tests/tcp/fuzz.c
 TCP_FUZZCC   ?= clang
 TCP_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all

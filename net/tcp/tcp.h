@@ -19,7 +19,7 @@
  *    frees it before.  tcp_close() clears the caller's pointer: the
  *    core finishes the connection (FIN handshake, TIME_WAIT) on its own
  *    and frees it.  tcp_abort() resets but does not give the pcb back.
- *  - Addresses are uint32_t in host byte order, as in net/proto_lib.h.
+ *  - Addresses are uint32_t in host byte order, as in net/ipv4/proto_lib.h.
  */
 #ifndef NET_TCP_TCP_H
 #define NET_TCP_TCP_H
@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/proto_lib.h"
+#include "net/ipv4/proto_lib.h"
 
 /* RFC 9293 3.3.2.  The order matters: states from SYN_SENT on are
  * "active" (have a peer), from ESTABLISHED on "synchronized". */

@@ -4,7 +4,7 @@
  * knows about connections.
  */
 #include "net/tcp/tcp.h"
-#include "net/inet_csum.h"
+#include "net/ipv4/inet_csum.h"
 
 #define IP_PROTO_TCP 6
 

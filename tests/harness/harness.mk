@@ -22,9 +22,9 @@ $(HARNESS_OBJDIR)/newc_write.o: scripts/newc_write.c
 $(HOSTBIN)/modref-harness: $(HARNESS_LIBOBJS) $(HARNESS_OBJDIR)/main.o
 	$(HOSTCC) -o $@ $^
 
-# The audit's crafted capture takes its checksums from net/inet_csum.c
+# The audit's crafted capture takes its checksums from net/ipv4/inet_csum.c
 # (tshark is the independent judge).
-$(HARNESS_OBJDIR)/inet_csum.o: net/inet_csum.c
+$(HARNESS_OBJDIR)/inet_csum.o: net/ipv4/inet_csum.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -c $< -o $@
 

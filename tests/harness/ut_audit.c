@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "net/inet_csum.h"
-#include "net/proto_lib.h"
+#include "net/ipv4/inet_csum.h"
+#include "net/ipv4/proto_lib.h"
 #include "tests/harness/audit.h"
 #include "tests/harness/qemu.h"
 #include "tests/harness/tap.h"

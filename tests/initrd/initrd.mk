@@ -10,7 +10,7 @@
 INITRD_DIR := $(HOSTBIN)/initrd
 INITRD_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 INITRD_UTSRC := kernel/newc.c scripts/newc_write.c tests/initrd/unittest.c \
-	tests/modloader/ktap.c
+	tests/lib/ktap.c
 
 # GNU cpio makes the archives the reader is checked against.
 DEPS_PKGS += cpio

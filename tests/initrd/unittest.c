@@ -15,7 +15,7 @@
 
 #include "kernel/newc.h"
 #include "scripts/newc_write.h"
-#include "tests/modloader/ktap.h"
+#include "tests/lib/ktap.h"
 
 #define BUF_MAX (1 << 20)
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "modloader/elf_mod.h"
-#include "tests/modloader/ktap.h"
+#include "tests/lib/ktap.h"
 
 #ifndef ML_BUILD_DIR
 #define ML_BUILD_DIR "build/host/modloader"

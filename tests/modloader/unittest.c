@@ -3,7 +3,7 @@
  * as KTAP v1.  Run from the repository root after `make host`; the test
  * modules come from build/host/modloader/mods.
  */
-#include "tests/modloader/ktap.h"
+#include "tests/lib/ktap.h"
 
 extern const struct kt_suite check_suite, layout_suite, reloc_suite,
     lookup_suite, pipeline_suite, ref_suite;

@@ -8,7 +8,7 @@
 #include <kernel/errno.h>
 #include <kernel/module.h>
 #include <kernel/printk.h>
-#include "net/inet.h"
+#include "net/ipv4/inet.h"
 
 #define SOCKPROTO_PROTOCOL 253
 

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "net/net_drop.h"
-#include "net/proto_lib.h"
-#include "tests/modloader/ktap.h"
+#include "net/ipv4/net_drop.h"
+#include "net/ipv4/proto_lib.h"
+#include "tests/lib/ktap.h"
 
 void drop_seen(enum net_drop r);
 bool drop_was_seen(enum net_drop r);

@@ -4,7 +4,7 @@
  * with QEMU's defaults: gateway and DHCP server 10.0.2.2 (MAC
  * 52:55:0a:00:02:02), guest 10.0.2.15, DNS 10.0.2.3, netmask
  * 255.255.255.0, lease 86400 s.  Checksums were computed independently
- * of net/inet_csum.c.  The unit tests parse them and the fuzzer starts
+ * of net/ipv4/inet_csum.c.  The unit tests parse them and the fuzzer starts
  * from them (tests/net/corpus).
  */
 #ifndef TESTS_NET_PACKETS_H
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/proto_lib.h"
+#include "net/ipv4/proto_lib.h"
 
 #define SLIRP_XID 0x3903f326u
 

@@ -1,17 +1,17 @@
 /* See pipeline.h.  Every check names the invariant it pins. */
 #include <string.h>
 
-#include "net/arp_proto.h"
-#include "net/dhcp_fsm.h"
-#include "net/dhcp_proto.h"
-#include "net/ether_hdr.h"
-#include "net/icmp_proto.h"
-#include "net/inet_csum.h"
-#include "net/ipv4_hdr.h"
-#include "net/neigh_fsm.h"
-#include "net/proto_lib.h"
-#include "net/route_table.h"
-#include "net/udp_proto.h"
+#include "net/ipv4/arp_proto.h"
+#include "net/apps/dhcp_fsm.h"
+#include "net/apps/dhcp_proto.h"
+#include "net/ipv4/ether_hdr.h"
+#include "net/ipv4/icmp_proto.h"
+#include "net/ipv4/inet_csum.h"
+#include "net/ipv4/ipv4_hdr.h"
+#include "net/ipv4/neigh_fsm.h"
+#include "net/ipv4/proto_lib.h"
+#include "net/ipv4/route_table.h"
+#include "net/ipv4/udp_proto.h"
 #include "tests/net/pipeline.h"
 
 #define CHECK(cond, msg)                                                       \

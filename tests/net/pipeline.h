@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/net_drop.h"
+#include "net/ipv4/net_drop.h"
 
 /* Returns NULL, or a description of the first broken invariant.  Drops
  * are counted in *st when st is not NULL. */

@@ -77,7 +77,7 @@ parse_mac(const char *s, uint8_t *m)
 		m[i] = (uint8_t)v[i];
 }
 
-/* The frame `pkt gen` sends as its k-th: net/cmd_pkt.c fill_gen(). */
+/* The frame `pkt gen` sends as its k-th: net/cmd/cmd_pkt.c fill_gen(). */
 static size_t
 gen_frame(char **argv, unsigned long k, uint8_t *f)
 {

@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 
-#include "net/inet_csum.h"
+#include "net/ipv4/inet_csum.h"
 #include "tests/net/nettest.h"
 
 /* RFC 1071 section 3, "Numerical Examples": the bytes 00 01 f2 03 f4 f5

@@ -3,9 +3,9 @@
  * drop reason), DISCOVER/REQUEST bytes, and the client state machine
  * through a whole lease with retransmission, NAK, renewal and expiry.
  */
-#include "net/dhcp_fsm.h"
-#include "net/dhcp_proto.h"
-#include "net/ipv4_hdr.h"
+#include "net/apps/dhcp_fsm.h"
+#include "net/apps/dhcp_proto.h"
+#include "net/ipv4/ipv4_hdr.h"
 #include "tests/net/nettest.h"
 #include "tests/net/packets.h"
 

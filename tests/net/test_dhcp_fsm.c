@@ -4,8 +4,8 @@
  * expiry), retransmission and backoff, NAK, and every reason a reply is
  * ignored.  Jitter is off (0) except in the one test about jitter.
  */
-#include "net/dhcp_fsm.h"
-#include "net/ipv4_hdr.h"
+#include "net/apps/dhcp_fsm.h"
+#include "net/ipv4/ipv4_hdr.h"
 #include "tests/net/nettest.h"
 #include "tests/net/packets.h"
 

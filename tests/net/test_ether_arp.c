@@ -2,8 +2,8 @@
  * Ethernet II and ARP: the slirp ARP reply, every drop reason from one
  * crafted bad field, and the builders' exact bytes.
  */
-#include "net/arp_proto.h"
-#include "net/ether_hdr.h"
+#include "net/ipv4/arp_proto.h"
+#include "net/ipv4/ether_hdr.h"
 #include "tests/net/nettest.h"
 #include "tests/net/packets.h"
 

@@ -3,10 +3,10 @@
  * byte for byte against them, every drop reason, and the RFC 1122 rules
  * for sending ICMP errors.
  */
-#include "net/icmp_proto.h"
-#include "net/inet_csum.h"
-#include "net/ipv4_hdr.h"
-#include "net/udp_proto.h"
+#include "net/ipv4/icmp_proto.h"
+#include "net/ipv4/inet_csum.h"
+#include "net/ipv4/ipv4_hdr.h"
+#include "net/ipv4/udp_proto.h"
 #include "tests/net/nettest.h"
 #include "tests/net/packets.h"
 

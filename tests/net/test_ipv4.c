@@ -2,8 +2,8 @@
  * IPv4 header validation: every drop reason from one crafted field, in
  * the documented order, and the builder's exact bytes.
  */
-#include "net/inet_csum.h"
-#include "net/ipv4_hdr.h"
+#include "net/ipv4/inet_csum.h"
+#include "net/ipv4/ipv4_hdr.h"
 #include "tests/net/nettest.h"
 #include "tests/net/packets.h"
 

@@ -4,7 +4,7 @@
  * Default parameters: retrans 1 s, 3 probes, reachable 30 s, stale gc
  * 60 s, failed hold 5 s, 3 queued packets.
  */
-#include "net/neigh_fsm.h"
+#include "net/ipv4/neigh_fsm.h"
 #include "tests/net/nettest.h"
 #include "tests/net/packets.h"
 

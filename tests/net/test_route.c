@@ -5,8 +5,8 @@
  */
 #include <stdlib.h>
 
-#include "net/ipv4_hdr.h"
-#include "net/route_table.h"
+#include "net/ipv4/ipv4_hdr.h"
+#include "net/ipv4/route_table.h"
 #include "tests/net/nettest.h"
 
 static struct route slots[16];

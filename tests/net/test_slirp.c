@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "net/dhcp_fsm.h"
-#include "net/ether_hdr.h"
-#include "net/ipv4_hdr.h"
-#include "net/udp_proto.h"
+#include "net/apps/dhcp_fsm.h"
+#include "net/ipv4/ether_hdr.h"
+#include "net/ipv4/ipv4_hdr.h"
+#include "net/ipv4/udp_proto.h"
 #include "tests/net/nettest.h"
 #include "tests/net/packets.h"
 #include "tests/net/pipeline.h"

@@ -3,7 +3,7 @@
  * interval; the refill cap; a host-wide rate given per second; no limit
  * at rate 0; a clock that stands still or goes back.
  */
-#include "net/tbucket.h"
+#include "net/ipv4/tbucket.h"
 #include "tests/net/nettest.h"
 
 /* Linux's per-destination default: 1 per 1000 ms, burst 6. */

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/inet_csum.h"
+#include "net/ipv4/inet_csum.h"
 #include "net/tcp/tcp_priv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

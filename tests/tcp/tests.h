@@ -2,7 +2,7 @@
 #ifndef TESTS_TCP_TESTS_H
 #define TESTS_TCP_TESTS_H
 
-#include "net/inet_csum.h"
+#include "net/ipv4/inet_csum.h"
 #include "tests/tcp/tnet.h"
 
 extern const struct kt_suite tcp_suite_hdr;

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "net/tcp/tcp_priv.h"
-#include "tests/modloader/ktap.h"
+#include "tests/lib/ktap.h"
 
 #define TN_A      0
 #define TN_B      1

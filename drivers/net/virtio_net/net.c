@@ -26,8 +26,8 @@
 #include <kernel/printk.h>
 #include <kernel/rcu.h>
 #include <kernel/string.h>
-#include <net/netdevice.h>
-#include <net/skbuff.h>
+#include <net/core/netdevice.h>
+#include <net/core/skbuff.h>
 
 /* Device configuration of a network device (sec. 5.1.4). */
 #define VIRTIO_NET_CFG_MAC    0

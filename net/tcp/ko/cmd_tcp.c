@@ -16,7 +16,7 @@
  * host tools (tests/tcp/peer/), so both ends check every byte.
  */
 #include "net/tcp/ko/tcp_mod.h"
-#include "net/ipv4_hdr.h"
+#include "net/ipv4/ipv4_hdr.h"
 #include <kernel/args.h>
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>

@@ -9,8 +9,8 @@
  * exit only has to cancel the timer and the work.
  */
 #include "net/tcp/ko/tcp_mod.h"
-#include "net/ipv4_hdr.h"
-#include "net/tcp_persist.h"
+#include "net/ipv4/ipv4_hdr.h"
+#include "net/tcp/resident/tcp_persist.h"
 #include <kernel/errno.h>
 #include <kernel/invariant.h>
 #include <kernel/kmalloc.h>

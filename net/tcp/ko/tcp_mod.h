@@ -19,7 +19,7 @@
 #ifndef NET_TCP_KO_TCP_MOD_H
 #define NET_TCP_KO_TCP_MOD_H
 
-#include "net/inet.h"
+#include "net/ipv4/inet.h"
 #include "net/tcp/tcp.h"
 #include <kernel/spinlock.h>
 #include <kernel/waitq.h>
@@ -49,7 +49,7 @@ void tcp_sync_config(void);
 extern struct proto_ops tcp_proto_ops;
 void tcp_sock_event(struct tcp_pcb *pcb, struct tcp_user *u, unsigned ev);
 void tcp_show_all(void);
-/* Bind to a kernel-chosen ephemeral port (net/tcp_persist.c); lock held. */
+/* Bind to a kernel-chosen ephemeral port (net/tcp/resident/tcp_persist.c); lock held. */
 int tcp_bind_ephemeral(struct tcp_pcb *pcb, uint32_t addr);
 /* Wait (Ctrl-C-able, ms < 0: forever) until tcp_poll(pcb) & mask. */
 int tcp_wait_pcb(struct tcp_pcb *pcb, unsigned mask, long ms);

@@ -14,8 +14,8 @@
  * and `ss` both work unchanged.
  */
 #include "net/tcp/ko/tcp_mod.h"
-#include "net/ipv4_hdr.h"
-#include "net/tcp_persist.h"
+#include "net/ipv4/ipv4_hdr.h"
+#include "net/tcp/resident/tcp_persist.h"
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
 #include <kernel/module.h>

@@ -14,7 +14,7 @@
  *            peers get a real RST), so the table is empty at once
  */
 #include "net/tcp/ko/tcp_mod.h"
-#include "net/tcp_persist.h"
+#include "net/tcp/resident/tcp_persist.h"
 #include <kernel/errno.h>
 #include <kernel/module.h>
 #include <kernel/printk.h>

@@ -1,0 +1,243 @@
+/*
+ * Device references: dev_hold/dev_put, the two counter implementations,
+ * holder tracking, and what refmode= changes about them.
+ *
+ *   devref=atomic   one counter (what Linux 2.5 had)
+ *   devref=percpu   each CPU counts its own holds and puts with interrupts
+ *                   off; only the sum means anything, and the sum is exact
+ *                   only while nobody can change it, so the final "has it
+ *                   reached the base?" check runs under stop_machine
+ *                   (netdev_refcnt_settled).  refmode=legacy needs to see
+ *                   zero in dev_put itself and always uses atomic.
+ *
+ * Tracking (netdev_track=1, the default): a hold that passes a struct
+ * dev_tracker is put on the device's list with its tag, call site and
+ * time, under dev->track_lock; holds without one are counted as
+ * "untracked".  netdev_track=0 (for benchmarks) skips the list and the
+ * lock; the counts stay exact.
+ *
+ * refmode=owner: every hold also takes a reference on the driver module
+ * (__module_get, legal because the holder already holds the device and so,
+ * transitively, the module), and try_dev_hold fails once the module is
+ * GOING.  refmode=legacy: dev_put that drops the last reference of an
+ * unregistered device calls dev->destructor right there, wherever that
+ * is - after the module is gone, if it came to that (the 2.5.68 bug).
+ */
+#include <kernel/fault.h>
+#include <net/core/netdevice.h>
+#include "net/core/netdev_internal.h"
+#include <kernel/bootparam.h>
+#include <kernel/module.h>
+#include <kernel/panic.h>
+#include <kernel/printk.h>
+#include <kernel/racepoint.h>
+#include <kernel/smp.h>
+#include <kernel/timer.h>
+
+int netdev_refmode;
+BOOTPARAM_ENUM(refmode, netdev_refmode, "wait|owner|pinned|legacy",
+               "netdevice refcount strategy (docs/netdev.md)", 0);
+static int devref_mode; /* 0 percpu, 1 atomic */
+BOOTPARAM_ENUM(devref, devref_mode, "percpu|atomic",
+               "device refcount implementation (for devices allocated later)",
+               1);
+int netdev_track = 1;
+BOOTPARAM_BOOL(netdev_track, netdev_track,
+               "record the tag and call site of each tracked dev_hold", 0);
+
+const char *
+netdev_refmode_name(void)
+{
+	static const char *const names[] = {"wait", "owner", "pinned",
+	                                    "legacy"};
+	return names[netdev_refmode & 3];
+}
+EXPORT_SYMBOL(netdev_refmode_name);
+EXPORT_SYMBOL(netdev_refmode);
+
+void
+netdev_refcnt_init(struct net_device *dev)
+{
+	dev->pcpu_refs = devref_mode == 0 && netdev_refmode != REFMODE_LEGACY;
+	dev->track = netdev_track != 0;
+	spin_init(&dev->track_lock, "dev->track_lock");
+	INIT_LIST_HEAD(&dev->trackers);
+}
+
+static void
+count_add(struct net_device *dev, int delta)
+{
+	if (dev->pcpu_refs) {
+		/* Interrupts off, so stop_machine's IPI cannot split the
+		 * read-modify-write of this CPU's counter. */
+		uint32_t f = local_irq_save();
+		this_cpu_refs(dev)[0] += delta;
+		local_irq_restore(f);
+	} else {
+		__atomic_add_fetch(&dev->refcnt, delta, __ATOMIC_SEQ_CST);
+	}
+}
+
+int
+netdev_refcnt_read(const struct net_device *dev)
+{
+	int n = __atomic_load_n(&dev->refcnt, __ATOMIC_SEQ_CST);
+
+	if (dev->pcpu_refs)
+		for (int i = 0; i < MAX_CPUS; i++)
+			n += __atomic_load_n(&dev->pcpu_refcnt[i].n,
+			                     __ATOMIC_RELAXED);
+	return n;
+}
+EXPORT_SYMBOL(netdev_refcnt_read);
+
+static int
+sum_stopped(void *arg)
+{
+	return netdev_refcnt_read(arg);
+}
+
+int
+netdev_refcnt_settled(struct net_device *dev)
+{
+	int n = netdev_refcnt_read(dev);
+
+	/* Only a sum that looks final needs the exact, expensive look. */
+	if (dev->pcpu_refs && n <= 1)
+		n = stop_machine(sum_stopped, dev);
+	return n;
+}
+
+static void
+track_add(struct net_device *dev, struct dev_tracker *t, const char *tag,
+          uintptr_t caller)
+{
+	uint32_t f;
+
+	if (t == NULL) {
+		__atomic_add_fetch(&dev->untracked, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (!dev->track) {
+		t->link.next = NULL;
+		return;
+	}
+	t->tag = tag != NULL ? tag : "?";
+	t->caller = caller;
+	t->since_ms = now_ms();
+	f = spin_lock_irqsave(&dev->track_lock);
+	list_add_tail(&t->link, &dev->trackers);
+	spin_unlock_irqrestore(&dev->track_lock, f);
+}
+
+static void
+track_del(struct net_device *dev, struct dev_tracker *t)
+{
+	uint32_t f;
+
+	if (t == NULL) {
+		__atomic_sub_fetch(&dev->untracked, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (t->link.next == NULL)
+		return;
+	f = spin_lock_irqsave(&dev->track_lock);
+	list_del_init(&t->link);
+	spin_unlock_irqrestore(&dev->track_lock, f);
+	t->link.next = NULL;
+}
+
+void
+__dev_hold(struct net_device *dev, struct dev_tracker *t, const char *tag,
+           uintptr_t caller)
+{
+	if (netdev_refmode == REFMODE_OWNER)
+		__module_get(dev->owner);
+	count_add(dev, 1);
+	track_add(dev, t, tag, caller);
+}
+EXPORT_SYMBOL(__dev_hold);
+
+bool
+__try_dev_hold(struct net_device *dev, struct dev_tracker *t, const char *tag,
+               uintptr_t caller)
+{
+	if (fault_should_fail(FAULT_DEVHOLD))
+		return false;
+	if (netdev_refmode == REFMODE_OWNER) {
+		if (!try_module_get(dev->owner))
+			return false;
+	}
+	/* Checked after the count is up: unregister unlists, then waits for
+	 * the count, so either it sees our hold or we see its state. */
+	count_add(dev, 1);
+	if (__atomic_load_n(&dev->reg_state, __ATOMIC_SEQ_CST) !=
+	    NETREG_REGISTERED) {
+		count_add(dev, -1);
+		if (netdev_refmode == REFMODE_OWNER)
+			module_put(dev->owner);
+		return false;
+	}
+	track_add(dev, t, tag, caller);
+	return true;
+}
+EXPORT_SYMBOL(__try_dev_hold);
+
+void
+dev_put_track(struct net_device *dev, struct dev_tracker *t)
+{
+	/* Everything we need after the decrement is read before it: once
+	 * the count is down, the device may be freed under us - by another
+	 * CPU's last put, in legacy mode too - unless ours was the last. */
+	struct module *owner = dev->owner;
+	int ifindex = dev->ifindex, n;
+
+	track_del(dev, t);
+	if (dev->pcpu_refs) {
+		count_add(dev, -1);
+	} else {
+		n = __atomic_sub_fetch(&dev->refcnt, 1, __ATOMIC_SEQ_CST);
+		if (n < 0) {
+			/* One put too many: whoever reached zero may have
+			 * freed dev already; name it by what we read. */
+			race_point("dev-put-underflow");
+			pr_err("dev_put: device %p (ifindex %d): reference "
+			       "count below zero (%d)\n",
+			       (void *)dev, ifindex, n);
+			backtrace();
+		}
+		if (n == 0 && netdev_refmode == REFMODE_LEGACY &&
+		    dev->reg_state == NETREG_UNREGISTERED)
+			netdev_run_destructor(dev);
+	}
+	if (netdev_refmode == REFMODE_OWNER)
+		module_put(owner);
+}
+EXPORT_SYMBOL(dev_put_track);
+
+/* `refs DEV` and the unregister wait both print this. */
+void
+netdev_print_holders(struct net_device *dev, const char *prefix)
+{
+	struct dev_tracker *t;
+	char where[64];
+	uint64_t now = now_ms();
+	uint32_t f;
+	int shown = 0;
+
+	f = spin_lock_irqsave(&dev->track_lock);
+	list_for_each_entry(t, &dev->trackers, link) {
+		if (shown++ == 32) {
+			kprintf("%s...\n", prefix);
+			break;
+		}
+		ksym_format(t->caller, where, sizeof(where));
+		kprintf("%s%-10s %s, held %u ms\n", prefix, t->tag, where,
+		        (unsigned)(now - t->since_ms));
+	}
+	spin_unlock_irqrestore(&dev->track_lock, f);
+	if (dev->untracked != 0)
+		kprintf("%suntracked  %d\n", prefix, dev->untracked);
+	if (!dev->track)
+		kprintf("%s(holder tracking off: netdev_track=0)\n", prefix);
+}

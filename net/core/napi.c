@@ -1,0 +1,162 @@
+/*
+ * NAPI-style receive: a driver's interrupt handler masks its receive
+ * interrupt and calls napi_schedule(); the "net_rx" thread then calls the
+ * driver's poll function, which hands frames up with netif_receive_skb()
+ * in thread context, and calls napi_complete() (and unmasks) once it has
+ * drained the ring in less than its budget.
+ *
+ * State, under napi_lock: SCHED means "on the poll list or being polled";
+ * DISABLED means napi_schedule() refuses.  napi_disable() sets DISABLED,
+ * takes the napi off the list, and waits until a poll in progress is
+ * over, so after it returns the driver's poll will not run again until
+ * napi_enable().  Each poll runs with a reference on the driver module.
+ */
+#include <net/core/netdevice.h>
+#include "net/core/netdev_internal.h"
+#include <kernel/module.h>
+#include <kernel/panic.h>
+#include <kernel/printk.h>
+#include <kernel/sched.h>
+#include <kernel/spinlock.h>
+#include <kernel/waitq.h>
+
+#define NAPI_SCHED    1
+#define NAPI_DISABLED 2
+#define NAPI_RUNNING  4
+
+static DEFINE_SPINLOCK(napi_lock);
+static LIST_HEAD(poll_list);
+static DEFINE_WAITQ(napi_wq);
+static struct thread *net_rx_thread;
+
+void
+netif_napi_add(struct net_device *dev, struct napi_struct *napi,
+               int (*poll)(struct napi_struct *, int), int weight)
+{
+	napi->dev = dev;
+	napi->poll = poll;
+	napi->weight = weight > 0 && weight <= 256 ? weight : 64;
+	napi->state = NAPI_DISABLED;
+	INIT_LIST_HEAD(&napi->poll_link);
+	list_add_tail(&napi->dev_link, &dev->napi_list);
+}
+EXPORT_SYMBOL(netif_napi_add);
+
+void
+netif_napi_del(struct napi_struct *napi)
+{
+	napi_disable(napi);
+	list_del_init(&napi->dev_link);
+}
+EXPORT_SYMBOL(netif_napi_del);
+
+void
+napi_enable(struct napi_struct *napi)
+{
+	uint32_t f = spin_lock_irqsave(&napi_lock);
+	napi->state &= ~NAPI_DISABLED;
+	spin_unlock_irqrestore(&napi_lock, f);
+}
+EXPORT_SYMBOL(napi_enable);
+
+void
+napi_disable(struct napi_struct *napi)
+{
+	uint32_t f = spin_lock_irqsave(&napi_lock);
+
+	napi->state |= NAPI_DISABLED;
+	if (!list_empty(&napi->poll_link))
+		list_del_init(&napi->poll_link);
+	napi->state &= ~NAPI_SCHED;
+	spin_unlock_irqrestore(&napi_lock, f);
+	while (__atomic_load_n(&napi->state, __ATOMIC_ACQUIRE) & NAPI_RUNNING)
+		msleep(1);
+}
+EXPORT_SYMBOL(napi_disable);
+
+bool
+napi_schedule(struct napi_struct *napi)
+{
+	uint32_t f = spin_lock_irqsave(&napi_lock);
+	bool queued = false;
+
+	if (!(napi->state & (NAPI_SCHED | NAPI_DISABLED))) {
+		napi->state |= NAPI_SCHED;
+		list_add_tail(&napi->poll_link, &poll_list);
+		queued = true;
+	}
+	spin_unlock_irqrestore(&napi_lock, f);
+	if (queued)
+		wake_up(&napi_wq);
+	return queued;
+}
+EXPORT_SYMBOL(napi_schedule);
+
+void
+napi_complete(struct napi_struct *napi)
+{
+	uint32_t f = spin_lock_irqsave(&napi_lock);
+	napi->state &= ~NAPI_SCHED;
+	spin_unlock_irqrestore(&napi_lock, f);
+}
+EXPORT_SYMBOL(napi_complete);
+
+static struct napi_struct *
+next_napi(void)
+{
+	struct napi_struct *n = NULL;
+	uint32_t f = spin_lock_irqsave(&napi_lock);
+
+	if (!list_empty(&poll_list)) {
+		n = list_first_entry(&poll_list, struct napi_struct, poll_link);
+		list_del_init(&n->poll_link);
+		n->state |= NAPI_RUNNING;
+	}
+	spin_unlock_irqrestore(&napi_lock, f);
+	return n;
+}
+
+static void
+poll_one(struct napi_struct *n)
+{
+	struct module *owner = n->dev->owner;
+	uint32_t f;
+	int done = 0;
+
+	/* A GOING module is being taken down; its remove path disables
+	 * this napi.  Without a reference its poll must not run. */
+	if (try_module_get(owner)) {
+		done = n->poll(n, n->weight);
+		module_put(owner);
+	} else {
+		napi_complete(n);
+	}
+	f = spin_lock_irqsave(&napi_lock);
+	/* Used its whole budget and not completed: more work, poll again. */
+	if (done >= n->weight && (n->state & NAPI_SCHED) &&
+	    !(n->state & NAPI_DISABLED) && list_empty(&n->poll_link))
+		list_add_tail(&n->poll_link, &poll_list);
+	__atomic_and_fetch(&n->state, ~NAPI_RUNNING, __ATOMIC_RELEASE);
+	spin_unlock_irqrestore(&napi_lock, f);
+}
+
+static void
+net_rx(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct napi_struct *n;
+
+		wait_event(napi_wq, !list_empty(&poll_list));
+		while ((n = next_napi()) != NULL)
+			poll_one(n);
+	}
+}
+
+void
+napi_init(void)
+{
+	net_rx_thread = thread_create("net_rx", net_rx, NULL, -1);
+	if (net_rx_thread == NULL)
+		panic("cannot start the net_rx thread");
+}

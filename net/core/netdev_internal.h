@@ -1,0 +1,89 @@
+/*
+ * What the files of the device layer share; not for drivers.
+ *
+ *   dev.c         register/unregister, names and indexes, lookups,
+ *                 up/down, notifiers
+ *   dev_refcnt.c  dev_hold/dev_put, tracking, the refmodes' hold rules
+ *   dev_xmit.c    dev_queue_xmit, netif_receive_skb, packet types
+ *   napi.c        the net_rx polling thread
+ *   unload.c      rmmod of a driver module: quiesce, wait, roll back
+ *   cmd_ip.c      ip link, refs DEV;  cmd_pkt.c  raw frames for tests
+ */
+#ifndef NET_NETDEV_INTERNAL_H
+#define NET_NETDEV_INTERNAL_H
+
+#include <net/core/netdevice.h>
+#include <kernel/cpu.h>
+#include <kernel/ksyms.h>
+
+#define NETDEV_TAG "netdev"
+
+extern int netdev_track;
+
+static inline volatile int *
+this_cpu_refs(struct net_device *dev)
+{
+	return &dev->pcpu_refcnt[cpu_id()].n;
+}
+
+/* dev_refcnt.c */
+void netdev_refcnt_init(struct net_device *dev);
+/* The count, exact (per-CPU sums are taken with other CPUs stopped when
+ * they look final).  Sleeps for that; thread context only. */
+int netdev_refcnt_settled(struct net_device *dev);
+void netdev_print_holders(struct net_device *dev, const char *prefix);
+
+/* dev.c */
+void netdev_run_destructor(struct net_device *dev);
+void call_netdevice_notifiers(unsigned long event, struct net_device *dev);
+/* The steps of unregister_netdev, for unload.c (rtnl held). */
+/* begin: the calling thread owns the unregister from here on (it alone
+ * finishes it); by_rmmod: rmmod's quiesce, which resume may roll back. */
+void netdev_unregister_begin(struct net_device *dev, bool by_rmmod);
+void netdev_unregister_abort(struct net_device *dev);
+/* Wait for the base count; 0, or -EINTR (interruptible only). */
+int netdev_wait_allrefs(struct net_device *dev, bool interruptible);
+/* Print the waiting line and re-send NETDEV_UNREGISTER if a second has
+ * passed since the last time. */
+void netdev_wait_report(struct net_device *dev);
+void netdev_unregister_finish(struct net_device *dev);
+int __dev_open(struct net_device *dev, bool owner_pinned);
+int __dev_close(struct net_device *dev, bool owner_pinned);
+extern struct list_head netdev_list;       /* RCU; changed under rtnl */
+extern struct list_head netdev_unreg_list; /* unregistering, under rtnl */
+bool rtnl_is_locked(void);
+
+/* dev_xmit.c */
+void dev_xmit_disable(struct net_device *dev);
+
+/* RCU list helpers: writers hold rtnl, readers rcu_read_lock. */
+static inline void
+list_add_tail_rcu(struct list_head *n, struct list_head *head)
+{
+	n->next = head;
+	n->prev = head->prev;
+	__atomic_store_n(&head->prev->next, n, __ATOMIC_RELEASE);
+	head->prev = n;
+}
+
+static inline void
+list_del_rcu(struct list_head *e)
+{
+	/* e->next stays, so a reader standing on e can still move on. */
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+}
+
+static inline struct list_head *
+list_next_rcu(struct list_head *e)
+{
+	return __atomic_load_n(&e->next, __ATOMIC_ACQUIRE);
+}
+
+/* dev_legacy.c: refmode=legacy with legacy_catch=1: true if dev's
+ * destructor lives in an unloaded module (reported, counted, dev freed). */
+bool netdev_destructor_gone(struct net_device *dev);
+extern int legacy_catch;
+extern volatile unsigned legacy_caught;
+
+#endif

@@ -1,0 +1,313 @@
+/*
+ * Network devices: the objects the 2003 dev->destructor thread was about.
+ * docs/netdev.md explains the model; this is the API.
+ *
+ * Life of a device:
+ *   alloc_netdev()      zeroed, private area after it, not visible
+ *   register_netdev()   named (eth0, ...), given an ifindex, listed, one
+ *                       base reference held by the registration
+ *   ... dev_hold/dev_put from caches, sockets, skbs ...
+ *   unregister_netdev() closed, unlisted, NETDEV_UNREGISTER sent; then,
+ *                       by refmode: waits for the count to fall to the
+ *                       base (wait, owner, pinned) or does not (legacy)
+ *   destructor / free_netdev()
+ *
+ * Rules for holders:
+ *  - A reference is taken from one you already have (dev_hold) or by a
+ *    lookup (dev_get_by_name/index, try_dev_hold), which fails once the
+ *    device is being unregistered.  Every reference is dropped with the
+ *    matching dev_put; caches drop theirs on NETDEV_UNREGISTER.
+ *  - Pass a struct dev_tracker (embedded in the holder's object) and a
+ *    tag, so `refs eth0` can name you: tag, call site, age.  NULL is
+ *    allowed and counted as "untracked".
+ *  - Calls through dev->netdev_ops are made by this core only, with a
+ *    reference on ops->owner taken first (try_module_get).
+ *
+ * Rules for drivers:
+ *  - Fill netdev_ops (with .owner = THIS_MODULE) and the MAC before
+ *    register_netdev(); set dev->destructor to a function that frees
+ *    whatever must live as long as the device, then calls free_netdev.
+ *  - Hand received frames up with netif_receive_skb() from the NAPI poll
+ *    function (napi_schedule() from the interrupt handler); never from
+ *    IRQ context.
+ *  - Put NETDEV_MODULE_HOOKS() in the module so rmmod can wait for its
+ *    devices (and roll back on Ctrl-C) before the module's exit runs.
+ */
+#ifndef NET_NETDEVICE_H
+#define NET_NETDEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <kernel/cpu.h>
+#include <kernel/list.h>
+#include <kernel/rcu.h>
+#include <kernel/spinlock.h>
+
+#define IFNAMSIZ      16
+#define ETH_ALEN      6
+#define ETH_HLEN      14
+#define ETH_ZLEN      60   /* shortest frame without FCS */
+#define ETH_DATA_LEN  1500 /* default MTU */
+#define ETH_FRAME_LEN 1514 /* longest frame without FCS */
+#define ETH_MAX_MTU   9000
+
+/* dev->flags */
+#define IFF_UP 0x1
+
+enum netdev_reg_state {
+	NETREG_UNINITIALIZED,
+	NETREG_REGISTERED,
+	NETREG_UNREGISTERING, /* unlisted, waiting for references */
+	NETREG_UNREGISTERED,
+};
+
+/* The refcount strategies (boot parameter refmode=, docs/netdev.md). */
+enum netdev_refmode {
+	REFMODE_WAIT,
+	REFMODE_OWNER,
+	REFMODE_PINNED,
+	REFMODE_LEGACY,
+};
+extern int netdev_refmode;
+const char *netdev_refmode_name(void);
+
+/* Notifier events, in the order a device sees them. */
+enum netdev_event {
+	NETDEV_REGISTER,
+	NETDEV_UP,
+	NETDEV_CHANGE, /* carrier */
+	NETDEV_DOWN,
+	NETDEV_UNREGISTER,
+};
+
+struct net_device;
+struct sk_buff;
+struct module;
+
+#define NETDEV_TX_OK   0
+#define NETDEV_TX_BUSY 1
+
+struct net_device_ops {
+	struct module *owner;
+	int (*ndo_open)(struct net_device *dev);
+	int (*ndo_stop)(struct net_device *dev);
+	/* Takes the skb (frees it, now or on completion) unless it returns
+	 * NETDEV_TX_BUSY (ring full: the core frees it and counts a drop). */
+	int (*ndo_start_xmit)(struct sk_buff *skb, struct net_device *dev);
+};
+
+struct net_device_stats {
+	uint64_t rx_packets, tx_packets;
+	uint64_t rx_bytes, tx_bytes;
+	uint64_t rx_errors, tx_errors;
+	uint64_t rx_dropped, tx_dropped;
+};
+
+/* One tracked reference, embedded in the holder's object. */
+struct dev_tracker {
+	struct list_head link; /* in dev->trackers; next NULL if untracked */
+	const char *tag;
+	uintptr_t caller;
+	uint64_t since_ms;
+};
+
+/* NAPI: the interrupt handler schedules, the net_rx thread polls. */
+struct napi_struct {
+	struct list_head poll_link; /* on the poll list while scheduled */
+	struct list_head dev_link;  /* in dev->napi_list */
+	struct net_device *dev;
+	/* Process up to budget frames; return how many.  Fewer than
+	 * budget means "done": napi_complete() re-enables interrupts. */
+	int (*poll)(struct napi_struct *napi, int budget);
+	int weight;
+	volatile int state; /* NAPI_* bits */
+};
+
+struct net_device {
+	char name[IFNAMSIZ];
+	int ifindex;
+	uint8_t dev_addr[ETH_ALEN];
+	unsigned mtu;
+	volatile unsigned flags;
+	volatile bool carrier;
+	volatile int reg_state; /* enum netdev_reg_state */
+	const struct net_device_ops *netdev_ops;
+	struct module *owner; /* netdev_ops->owner, copied at register */
+	/* Called once the last reference is gone (see the file comment). */
+	void (*destructor)(struct net_device *dev);
+	struct net_device_stats stats;
+
+	/* References (net/core/dev_refcnt.c). */
+	bool pcpu_refs; /* implementation chosen at alloc_netdev */
+	volatile int refcnt;
+	struct pcpu_slot pcpu_refcnt[MAX_CPUS]; /* one cache line each */
+	spinlock_t track_lock;
+	struct list_head trackers;
+	volatile int untracked;
+	struct dev_tracker reg_tracker; /* the registration's base ref */
+	bool track;
+
+	spinlock_t xmit_lock;        /* held around ndo_start_xmit */
+	struct list_head dev_list;   /* all registered devices, RCU */
+	struct list_head unreg_link; /* while NETREG_UNREGISTERING */
+	struct list_head napi_list;
+	/* The unregister in progress (rtnl): the thread that began it and
+	 * will finish it, and whether that is rmmod's quiesce (whose resume
+	 * may roll it back, and whose thread finishes it from the exit). */
+	struct thread *unreg_thread;
+	bool unreg_by_rmmod;
+	bool was_up; /* open when an rmmod began (for the rollback) */
+	uint64_t unreg_start_ms;
+	uint64_t unreg_next_msg_ms;
+	void *priv;
+};
+
+/* ---- life ---------------------------------------------------------------- */
+
+/* name may hold one "%d" (e.g. "eth%d"); priv_size bytes follow. */
+struct net_device *alloc_netdev(size_t priv_size, const char *name);
+struct net_device *alloc_etherdev(size_t priv_size);
+void free_netdev(struct net_device *dev);
+int register_netdev(struct net_device *dev);
+/* 0 once the device is gone; -EINTR if Ctrl-C interrupted the wait,
+ * and then the device is registered again exactly as before; -EBUSY at
+ * once if another thread is unregistering it (that thread finishes it;
+ * the device may be gone when this returns). */
+int unregister_netdev(struct net_device *dev);
+
+static inline void *
+netdev_priv(const struct net_device *dev)
+{
+	return dev->priv;
+}
+
+/* ---- references (net/core/dev_refcnt.c) ----------------------------------- */
+
+/* The address of the call site itself (Linux's _THIS_IP_), recorded by
+ * the tracking macros so `refs` names the line that took the reference. */
+#define NETDEV_THIS_IP                                                         \
+	({                                                                     \
+		__label__ __here;                                              \
+	__here:                                                                \
+		(uintptr_t) && __here;                                         \
+	})
+#define dev_hold_track(dev, t, tag) __dev_hold(dev, t, tag, NETDEV_THIS_IP)
+#define dev_hold(dev)               dev_hold_track(dev, NULL, NULL)
+#define try_dev_hold(dev, t, tag)   __try_dev_hold(dev, t, tag, NETDEV_THIS_IP)
+void __dev_hold(struct net_device *dev, struct dev_tracker *t, const char *tag,
+                uintptr_t caller);
+bool __try_dev_hold(struct net_device *dev, struct dev_tracker *t,
+                    const char *tag, uintptr_t caller);
+void dev_put_track(struct net_device *dev, struct dev_tracker *t);
+#define dev_put(dev) dev_put_track(dev, NULL)
+/* Sum of the counts (exact for atomic; a snapshot for per-CPU). */
+int netdev_refcnt_read(const struct net_device *dev);
+
+/* Lookups: a held reference, or NULL (also once unregistering). */
+struct net_device *dev_get_by_name(const char *name, struct dev_tracker *t,
+                                   const char *tag);
+struct net_device *dev_get_by_index(int ifindex, struct dev_tracker *t,
+                                    const char *tag);
+/* Without a reference, under rcu_read_lock only. */
+struct net_device *dev_get_by_name_rcu(const char *name);
+struct net_device *dev_get_by_index_rcu(int ifindex);
+/* Iterate registered devices under rcu_read_lock. */
+struct net_device *netdev_first_rcu(void);
+struct net_device *netdev_next_rcu(struct net_device *dev);
+
+/* ---- state ------------------------------------------------------------- */
+
+int dev_open(struct net_device *dev);
+int dev_close(struct net_device *dev);
+void netif_carrier_on(struct net_device *dev);
+void netif_carrier_off(struct net_device *dev);
+static inline bool
+netif_running(const struct net_device *dev)
+{
+	return (dev->flags & IFF_UP) != 0;
+}
+
+/* ---- notifiers ---------------------------------------------------------- */
+
+struct notifier_block {
+	void (*notifier_call)(struct notifier_block *nb, unsigned long event,
+	                      struct net_device *dev);
+	struct module *owner;
+	struct list_head link;
+};
+/* Registering replays NETDEV_REGISTER (and NETDEV_UP) for existing
+ * devices; unregistering replays NETDEV_DOWN/NETDEV_UNREGISTER. */
+int register_netdevice_notifier(struct notifier_block *nb);
+void unregister_netdevice_notifier(struct notifier_block *nb);
+const char *netdev_event_name(unsigned long event);
+
+/* ---- packets (net/core/dev_xmit.c, net/core/napi.c) ------------------------------- */
+
+/* Send a frame; consumes skb.  0, -ENETDOWN, -EINVAL (size), -EBUSY. */
+int dev_queue_xmit(struct sk_buff *skb);
+/* A driver's received frame; consumes skb.  Thread context only. */
+void netif_receive_skb(struct sk_buff *skb);
+
+void netif_napi_add(struct net_device *dev, struct napi_struct *napi,
+                    int (*poll)(struct napi_struct *, int), int weight);
+void netif_napi_del(struct napi_struct *napi);
+void napi_enable(struct napi_struct *napi);
+/* Stop polling; waits for a running poll to finish. */
+void napi_disable(struct napi_struct *napi);
+/* From the IRQ handler: poll soon.  False if already scheduled. */
+bool napi_schedule(struct napi_struct *napi);
+void napi_complete(struct napi_struct *napi);
+
+/* A receiver of frames by EtherType (0: all, a tap). */
+struct packet_type {
+	uint16_t type; /* host order */
+	void (*func)(struct sk_buff *skb, struct net_device *dev,
+	             struct packet_type *pt);
+	struct module *owner;
+	struct list_head link;
+};
+void dev_add_pack(struct packet_type *pt);
+void dev_remove_pack(struct packet_type *pt);
+
+/* ---- rmmod (net/core/driver_unload.c) ------------------------------------------------ */
+
+void netdev_module_quiesce(struct module *mod);
+int netdev_module_can_unload(struct module *mod, char *why, size_t size);
+void netdev_module_resume(struct module *mod);
+
+/* In a driver module: let rmmod take its devices down first. */
+#define NETDEV_MODULE_HOOKS()                                                  \
+	static void __netdev_quiesce(void)                                     \
+	{                                                                      \
+		netdev_module_quiesce(THIS_MODULE);                            \
+	}                                                                      \
+	MODULE_QUIESCE(__netdev_quiesce);                                      \
+	static int __netdev_can_unload(char *why, size_t size)                 \
+	{                                                                      \
+		return netdev_module_can_unload(THIS_MODULE, why, size);       \
+	}                                                                      \
+	MODULE_CAN_UNLOAD(__netdev_can_unload);                                \
+	static void __netdev_resume(void)                                      \
+	{                                                                      \
+		netdev_module_resume(THIS_MODULE);                             \
+	}                                                                      \
+	MODULE_RESUME(__netdev_resume)
+
+/* N references dropped by a kernel timer after ms (net/core/dev_holder.c),
+ * deaf to NETDEV_UNREGISTER: a slow holder for tests. */
+int netdev_hold_timed(struct net_device *dev, unsigned ms, const char *tag);
+
+/* `refs DEV`: count and holders; -ENOENT if there is no such device. */
+int netdev_refs_show(const char *name);
+
+/* The lock over registration and up/down (like Linux's RTNL). */
+void rtnl_lock(void);
+void rtnl_unlock(void);
+
+void netdev_init(void);
+
+/* The `ip link` subcommand (net/cmd/cmd_ip.c), called by `ip`. */
+int ip_link_command(int argc, char **argv);
+
+#endif

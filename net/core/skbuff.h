@@ -1,0 +1,44 @@
+/*
+ * Socket buffers, reduced to what the device layer needs: one contiguous
+ * buffer with headroom, a length, and the device it came from or goes to.
+ * An skb that names a device holds a tracked reference on it ("skb"), so
+ * a frame in flight keeps its device alive and `refs` shows it.
+ *
+ * Rules: an skb has one owner at a time; whoever owns it last frees it
+ * with kfree_skb (also on every error path).  skb_put/push/pull check
+ * their bounds and panic on a violation: that is a kernel bug, not input.
+ */
+#ifndef NET_SKBUFF_H
+#define NET_SKBUFF_H
+
+#include <stdint.h>
+#include <kernel/list.h>
+#include <net/core/netdevice.h>
+
+#define SKB_HEADROOM 64
+
+struct sk_buff {
+	struct list_head list; /* for whoever owns it */
+	struct net_device *dev;
+	struct dev_tracker dev_tracker;
+	uint16_t protocol; /* EtherType, host order, set on receive */
+	unsigned len;      /* bytes at data */
+	unsigned size;     /* bytes at head */
+	uint8_t *head, *data;
+	uint8_t buf[];
+};
+
+/* size bytes of room after SKB_HEADROOM; NULL if out of memory. */
+struct sk_buff *alloc_skb(unsigned size);
+/* alloc_skb that also holds dev (tracked as "skb"). */
+struct sk_buff *netdev_alloc_skb(struct net_device *dev, unsigned size);
+void kfree_skb(struct sk_buff *skb);
+/* Point skb at dev, holding a reference (dropping any previous one). */
+void skb_set_dev(struct sk_buff *skb, struct net_device *dev);
+
+uint8_t *skb_put(struct sk_buff *skb, unsigned n);  /* grow at the tail */
+uint8_t *skb_push(struct sk_buff *skb, unsigned n); /* grow at the head */
+uint8_t *skb_pull(struct sk_buff *skb, unsigned n); /* drop from the head */
+unsigned skb_tailroom(const struct sk_buff *skb);
+
+#endif

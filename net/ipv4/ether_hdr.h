@@ -1,0 +1,58 @@
+/*
+ * Ethernet II framing (IEEE 802.3 clause 3.2, "DIX" EtherType form):
+ * destination MAC, source MAC, 16-bit EtherType, payload.  The frame
+ * check sequence is the NIC's business and never reaches this layer.
+ */
+#ifndef NET_ETHER_HDR_H
+#define NET_ETHER_HDR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/ipv4/net_drop.h"
+
+#define ETH_ALEN     6
+#define ETH_HLEN     14     /* dst + src + type */
+#define ETH_ZLEN     60     /* minimum frame without FCS; shorter is padded */
+#define ETH_DATA_LEN 1500   /* largest payload (MTU) */
+#define ETH_TYPE_MIN 0x0600 /* below: an 802.3 length, not a type */
+
+/* EtherTypes (IEEE registry). */
+#define ETH_P_IP  0x0800
+#define ETH_P_ARP 0x0806
+
+struct ether_frame {
+	uint8_t dst[ETH_ALEN];
+	uint8_t src[ETH_ALEN];
+	uint16_t type;
+	const uint8_t *payload; /* points into the parsed frame */
+	size_t payload_len;     /* may include the padding up to ETH_ZLEN */
+};
+
+extern const uint8_t ether_broadcast[ETH_ALEN];
+
+/*
+ * Accepts a frame of at least ETH_HLEN bytes whose type field is an
+ * EtherType (>= 0x0600) and whose source address is a unicast address.
+ * Drops: ETH_TRUNCATED, ETH_8023, ETH_BAD_SRC.  Whether the destination
+ * is ours is the stack's question (ether_is_for()).
+ */
+enum net_drop ether_parse(const uint8_t *frame, size_t len,
+                          struct ether_frame *out);
+
+/* Writes the 14-byte header; returns ETH_HLEN or -ENOSPC. */
+int ether_build(uint8_t *buf, size_t cap, const uint8_t dst[ETH_ALEN],
+                const uint8_t src[ETH_ALEN], uint16_t type);
+
+/* The group bit (I/G, first bit on the wire) is set: multicast or
+ * broadcast. */
+bool ether_is_multicast(const uint8_t mac[ETH_ALEN]);
+bool ether_is_broadcast(const uint8_t mac[ETH_ALEN]);
+bool ether_is_zero(const uint8_t mac[ETH_ALEN]);
+
+/* Whether a station with address `ours` receives a frame sent to dst:
+ * its own address or broadcast (no multicast groups are joined). */
+bool ether_is_for(const uint8_t dst[ETH_ALEN], const uint8_t ours[ETH_ALEN]);
+
+#endif /* NET_ETHER_HDR_H */

@@ -1,0 +1,76 @@
+/*
+ * The Internet checksum (RFC 1071) and its incremental update (RFC 1624).
+ * See inet_csum.h for how to combine partial sums.
+ */
+#include "net/ipv4/inet_csum.h"
+#include "net/ipv4/proto_lib.h"
+
+/* Folds carries until the sum fits 16 bits (RFC 1071 section 2 (1)). */
+static uint32_t
+fold16(uint64_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint32_t)sum;
+}
+
+uint32_t
+inet_csum_add(uint32_t sum, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	uint64_t acc = sum;
+
+	/* 64-bit accumulator: 2^32 words of 0xffff cannot carry out. */
+	while (len >= 2) {
+		acc += get_be16(p);
+		p += 2;
+		len -= 2;
+	}
+	if (len == 1)
+		acc += (uint32_t)p[0] << 8;
+	return fold16(acc);
+}
+
+uint16_t
+inet_csum_fold(uint32_t sum)
+{
+	return (uint16_t)~fold16(sum);
+}
+
+uint16_t
+inet_csum(const void *data, size_t len)
+{
+	return inet_csum_fold(inet_csum_add(0, data, len));
+}
+
+uint32_t
+inet_csum_pseudo(uint32_t src, uint32_t dst, uint8_t proto, uint16_t len)
+{
+	uint64_t acc = 0;
+
+	acc += src >> 16;
+	acc += src & 0xffff;
+	acc += dst >> 16;
+	acc += dst & 0xffff;
+	acc += proto;
+	acc += len;
+	return fold16(acc);
+}
+
+uint16_t
+inet_csum_update16(uint16_t csum, uint16_t old, uint16_t new_)
+{
+	uint64_t acc = (uint16_t)~csum;
+
+	acc += (uint16_t)~old;
+	acc += new_;
+	return (uint16_t)~fold16(acc);
+}
+
+uint16_t
+inet_csum_update32(uint16_t csum, uint32_t old, uint32_t new_)
+{
+	csum = inet_csum_update16(csum, (uint16_t)(old >> 16),
+	                          (uint16_t)(new_ >> 16));
+	return inet_csum_update16(csum, (uint16_t)old, (uint16_t)new_);
+}

@@ -1,0 +1,75 @@
+/*
+ * IPv4 send: route (or use the caller's dst), prepend the 20-byte
+ * header, hand the packet to the neighbour layer on the route's device.
+ * The skb holds that device ("skb") from here until the driver frees it,
+ * so a packet in flight keeps its device alive and shows in `refs`.
+ * Through a dst that was moved to the blackhole device the packet is
+ * dropped (IP_NO_ROUTE) and the caller gets -ENETUNREACH.
+ */
+#include "net/ipv4/inet.h"
+#include "net/ipv4/ipv4_hdr.h"
+#include <kernel/errno.h>
+
+static volatile uint16_t ip_ident;
+
+struct sk_buff *
+inet_alloc_skb(size_t len)
+{
+	struct sk_buff *skb;
+
+	if (len > ETH_MAX_MTU)
+		return NULL;
+	/* room to pad the frame to ETH_ZLEN */
+	skb = alloc_skb((unsigned)(len < ETH_ZLEN ? ETH_ZLEN : len + 4));
+	if (skb != NULL)
+		skb_put(skb, (unsigned)len);
+	return skb;
+}
+
+int
+ip_send_dst(struct sk_buff *skb, struct dst_entry *dst, uint32_t saddr,
+            uint32_t daddr, uint8_t proto)
+{
+	struct net_device *dev = dst_hold_dev_for(dst, skb);
+	struct ipv4_info h = {0};
+	unsigned plen;
+
+	if (dev == blackhole_dev) {
+		inet_drop_skb(skb, NET_DROP_IP_NO_ROUTE);
+		return -ENETUNREACH;
+	}
+	if (!netif_running(dev)) {
+		kfree_skb(skb);
+		return -ENETDOWN;
+	}
+	if (skb->len + IPV4_HLEN > dev->mtu) {
+		kfree_skb(skb);
+		return -E2BIG;
+	}
+	h.ttl = IPV4_DEF_TTL;
+	h.proto = proto;
+	h.id = __atomic_add_fetch(&ip_ident, 1, __ATOMIC_RELAXED);
+	h.frag = IPV4_FLAG_DF;
+	h.src = saddr != 0 ? saddr : dst->saddr;
+	h.dst = daddr;
+	plen = skb->len;
+	ipv4_build(skb_push(skb, IPV4_HLEN), IPV4_HLEN, &h, plen);
+	INET_INC(ip_out);
+	return arp_output(skb, dev, dst->nexthop);
+}
+
+int
+ip_send(struct sk_buff *skb, uint32_t saddr, uint32_t daddr, uint8_t proto,
+        int oif)
+{
+	struct dst_entry *dst;
+	int r = ip_route_output(daddr, oif, &dst);
+
+	if (r != 0) {
+		inet_drop_skb(skb, NET_DROP_IP_NO_ROUTE);
+		return r;
+	}
+	r = ip_send_dst(skb, dst, saddr, daddr, proto);
+	dst_release(dst);
+	return r;
+}

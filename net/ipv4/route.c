@@ -1,0 +1,377 @@
+/*
+ * The routing table (route_table.c, by ifindex) and the dst cache.
+ *
+ * A dst_entry is the answer to "where does a packet to daddr go": the
+ * device (held, tag "dst"), the next hop and the source address.  The
+ * cache holds one reference on each entry it lists; users (a connected
+ * socket, a packet being sent) take their own with ip_route_output and
+ * drop it with dst_release.
+ *
+ * Invalidation:
+ *  - any route or address change empties the cache (entries become
+ *    obsolete; their users look again on the next send);
+ *  - NETDEV_UNREGISTER (dst_ifdown) moves every dst of the device, cached
+ *    or in use, to blackhole_dev, as Linux's dst_dev_put: the device
+ *    reference is dropped at once, so unregister can complete while a
+ *    socket still holds the dst, and whatever is sent through it is
+ *    dropped (IP_NO_ROUTE) instead of reaching a dead driver.
+ *  - unused cache entries older than DST_GC_MS are freed by route_tick.
+ *
+ * blackhole_dev is a device that is never registered: it has no driver,
+ * is never up, and only exists to be pointed at.
+ */
+#include "net/ipv4/inet.h"
+#include "net/ipv4/ipv4_hdr.h"
+#include "net/ipv4/route_table.h"
+#include <kernel/errno.h>
+#include <kernel/invariant.h>
+#include <kernel/kmalloc.h>
+#include <kernel/panic.h>
+#include <kernel/printk.h>
+#include <kernel/spinlock.h>
+#include <kernel/string.h>
+#include <kernel/timer.h>
+
+#define ROUTE_SLOTS 32
+#define DST_GC_MS   10000
+
+static DEFINE_SPINLOCK(route_lock); /* the table and the cache */
+static struct route route_slots[ROUTE_SLOTS];
+static struct route_table rtable;
+static LIST_HEAD(dst_cache);
+static LIST_HEAD(dst_inuse); /* blackholed or flushed, still referenced */
+static unsigned dst_cached, dst_orphans;
+
+struct net_device *blackhole_dev;
+
+/* Lock held: the cache lets go of every entry. */
+static void
+dst_cache_flush_locked(struct list_head *freeq)
+{
+	struct dst_entry *d, *tmp;
+
+	list_for_each_entry_safe(d, tmp, &dst_cache, link) {
+		list_del_init(&d->link);
+		dst_cached--;
+		d->obsolete = true;
+		if (--d->refcnt == 0) {
+			list_add_tail(&d->link, freeq);
+		} else {
+			list_add_tail(&d->link, &dst_inuse);
+			dst_orphans++;
+		}
+	}
+}
+
+static void
+dst_free_list(struct list_head *freeq)
+{
+	struct dst_entry *d, *tmp;
+
+	list_for_each_entry_safe(d, tmp, freeq, link) {
+		list_del_init(&d->link);
+		dev_put_track(d->dev, &d->tracker);
+		kfree(d);
+	}
+}
+
+static void
+dst_cache_flush(void)
+{
+	LIST_HEAD(freeq);
+	uint32_t f = spin_lock_irqsave(&route_lock);
+
+	dst_cache_flush_locked(&freeq);
+	spin_unlock_irqrestore(&route_lock, f);
+	dst_free_list(&freeq);
+}
+
+int
+inet_route_add(uint32_t prefix, unsigned len, uint32_t gw, int ifindex,
+               uint32_t metric)
+{
+	struct route r = {prefix, (uint8_t)len, gw, ifindex, metric};
+	uint32_t f;
+	int err;
+
+	if (len > 32)
+		return -EINVAL;
+	f = spin_lock_irqsave(&route_lock);
+	err = 0;
+	if (ifindex == 0 && gw != 0) {
+		/* The gateway's connected route names the device; looked up
+		 * under the lock, so it cannot go between lookup and add. */
+		err = route_gateway_ifindex(&rtable, gw);
+		r.ifindex = err;
+		err = err < 0 ? err : 0;
+	}
+	if (err == 0)
+		err = route_add(&rtable, &r);
+	spin_unlock_irqrestore(&route_lock, f);
+	if (err == 0)
+		dst_cache_flush();
+	return err;
+}
+
+int
+inet_route_del(uint32_t prefix, unsigned len, int ifindex)
+{
+	uint32_t f;
+	int err;
+
+	if (len > 32)
+		return -EINVAL;
+	f = spin_lock_irqsave(&route_lock);
+	err = route_del(&rtable, prefix, (uint8_t)len, ifindex);
+	spin_unlock_irqrestore(&route_lock, f);
+	if (err == 0)
+		dst_cache_flush();
+	return err;
+}
+
+void
+inet_route_flush_dev(int ifindex)
+{
+	uint32_t f = spin_lock_irqsave(&route_lock);
+
+	route_flush_ifindex(&rtable, ifindex);
+	spin_unlock_irqrestore(&route_lock, f);
+	dst_cache_flush();
+}
+
+void
+inet_route_show(void)
+{
+	struct route copy[ROUTE_SLOTS];
+	char a[16], g[16];
+	size_t n;
+	unsigned cached, orphans;
+	uint32_t f = spin_lock_irqsave(&route_lock);
+
+	n = rtable.n;
+	memcpy(copy, route_slots, n * sizeof(copy[0]));
+	cached = dst_cached;
+	orphans = dst_orphans;
+	spin_unlock_irqrestore(&route_lock, f);
+	for (size_t i = 0; i < n; i++) {
+		struct net_device *dev;
+		const char *name = "?";
+		rcu_read_lock();
+		dev = dev_get_by_index_rcu(copy[i].ifindex);
+		if (dev != NULL)
+			name = dev->name;
+		if (copy[i].len == 0)
+			kprintf("default");
+		else
+			kprintf("%s/%u", inet_ntoa_r(copy[i].prefix, a),
+			        copy[i].len);
+		if (copy[i].gateway != 0)
+			kprintf(" via %s", inet_ntoa_r(copy[i].gateway, g));
+		kprintf(" dev %s metric %u\n", name, copy[i].metric);
+		rcu_read_unlock();
+	}
+	if (n == 0)
+		kprintf("(no routes)\n");
+	kprintf("dst cache: %u entries, %u in use outside it\n", cached,
+	        orphans);
+}
+
+/* A new entry for daddr via r, holding the device; NULL if the device is
+ * going away (or no memory). */
+static struct dst_entry *
+dst_create(uint32_t daddr, int oif, const struct route *r)
+{
+	struct dst_entry *d = kzalloc(sizeof(*d), INET_TAG);
+
+	if (d == NULL)
+		return NULL;
+	d->dev = dev_get_by_index(r->ifindex, &d->tracker, "dst");
+	if (d->dev == NULL) {
+		kfree(d);
+		return NULL;
+	}
+	d->daddr = daddr;
+	d->oif = oif;
+	d->nexthop = route_nexthop(r, daddr);
+	d->saddr = inet_addr_get(r->ifindex, NULL);
+	d->refcnt = 1;
+	return d;
+}
+
+int
+ip_route_output(uint32_t daddr, int oif, struct dst_entry **out)
+{
+	struct dst_entry *d, *fresh;
+	struct route r;
+	uint32_t f;
+	int err;
+
+	f = spin_lock_irqsave(&route_lock);
+	list_for_each_entry(d, &dst_cache, link) {
+		if (d->daddr == daddr && d->oif == oif) {
+			d->refcnt++;
+			d->lastuse = now_ms();
+			spin_unlock_irqrestore(&route_lock, f);
+			*out = d;
+			return 0;
+		}
+	}
+	if (oif > 0 && (daddr == IPV4_BROADCAST)) {
+		r = (struct route){0, 0, 0, oif, 0};
+		err = 0;
+	} else {
+		err = route_lookup(&rtable, daddr, &r);
+		if (err == 0 && oif > 0 && r.ifindex != oif)
+			err = -ENETUNREACH;
+	}
+	spin_unlock_irqrestore(&route_lock, f);
+	if (err != 0)
+		return err;
+	fresh = dst_create(daddr, oif, &r);
+	if (fresh == NULL)
+		return -ENETUNREACH;
+	/* Cache it (one reference for the cache, one for the caller). */
+	f = spin_lock_irqsave(&route_lock);
+	fresh->refcnt = 2;
+	fresh->lastuse = now_ms();
+	list_add(&fresh->link, &dst_cache);
+	dst_cached++;
+	spin_unlock_irqrestore(&route_lock, f);
+	*out = fresh;
+	return 0;
+}
+
+void
+dst_release(struct dst_entry *d)
+{
+	uint32_t f;
+	bool last;
+
+	if (d == NULL)
+		return;
+	f = spin_lock_irqsave(&route_lock);
+	last = --d->refcnt == 0;
+	if (last) {
+		ASSERT(d->obsolete);
+		list_del_init(&d->link);
+		dst_orphans--;
+	}
+	spin_unlock_irqrestore(&route_lock, f);
+	if (last) {
+		dev_put_track(d->dev, &d->tracker);
+		kfree(d);
+	}
+}
+
+/* Lock held: point d at the blackhole device instead of its own. */
+static void
+dst_dev_put(struct dst_entry *d)
+{
+	dev_put_track(d->dev, &d->tracker);
+	d->dev = blackhole_dev;
+	dev_hold_track(blackhole_dev, &d->tracker, "dst");
+}
+
+void
+dst_ifdown(struct net_device *dev)
+{
+	struct dst_entry *d;
+	LIST_HEAD(freeq);
+	uint32_t f = spin_lock_irqsave(&route_lock);
+
+	dst_cache_flush_locked(&freeq);
+	list_for_each_entry(d, &dst_inuse, link)
+		if (d->dev == dev)
+			dst_dev_put(d);
+	spin_unlock_irqrestore(&route_lock, f);
+	dst_free_list(&freeq);
+}
+
+size_t
+dst_count_dev(struct net_device *dev)
+{
+	struct dst_entry *d;
+	size_t n = 0;
+	uint32_t f = spin_lock_irqsave(&route_lock);
+
+	list_for_each_entry(d, &dst_cache, link)
+		if (d->dev == dev)
+			n++;
+	list_for_each_entry(d, &dst_inuse, link)
+		if (d->dev == dev)
+			n++;
+	spin_unlock_irqrestore(&route_lock, f);
+	return n;
+}
+
+void
+route_tick(uint64_t now)
+{
+	struct dst_entry *d, *tmp;
+	LIST_HEAD(freeq);
+	uint32_t f = spin_lock_irqsave(&route_lock);
+
+	list_for_each_entry_safe(d, tmp, &dst_cache, link) {
+		if (d->refcnt != 1 || now - d->lastuse < DST_GC_MS)
+			continue;
+		list_del_init(&d->link);
+		dst_cached--;
+		list_add_tail(&d->link, &freeq);
+	}
+	spin_unlock_irqrestore(&route_lock, f);
+	dst_free_list(&freeq);
+}
+
+void
+route_init(void)
+{
+	route_table_init(&rtable, route_slots, ROUTE_SLOTS);
+	blackhole_dev = alloc_netdev(0, "blackhole");
+	if (blackhole_dev == NULL)
+		panic("inet: no memory for the blackhole device");
+}
+
+struct net_device *
+dst_hold_dev_for(struct dst_entry *d, struct sk_buff *skb)
+{
+	uint32_t f = spin_lock_irqsave(&route_lock);
+	struct net_device *dev = d->dev;
+
+	/* Under the lock, so dst_ifdown cannot swap the device between
+	 * reading it and the skb's own reference. */
+	skb_set_dev(skb, dev);
+	spin_unlock_irqrestore(&route_lock, f);
+	return dev;
+}
+
+/* The routing table's order and the dst cache: dst_cached counts the
+ * cache, whose entries are current, held and point at a device. */
+static const char *
+route_sane(char *buf, size_t size)
+{
+	struct dst_entry *d;
+	unsigned count = 0;
+	const char *why = NULL;
+	uint32_t f = spin_lock_irqsave(&route_lock);
+
+	if (route_table_check(&rtable) != 0)
+		why = "routing table out of order or invalid";
+	list_for_each_entry(d, &dst_cache, link) {
+		count++;
+		if (why == NULL &&
+		    (d->obsolete || d->refcnt < 1 || d->dev == NULL)) {
+			snprintf(buf, size,
+			         "cached dst: obsolete %d, refcnt %d, dev %p",
+			         d->obsolete, d->refcnt, (void *)d->dev);
+			why = buf;
+		}
+	}
+	if (why == NULL && count != dst_cached) {
+		snprintf(buf, size, "%u dst cached, dst_cached %u", count,
+		         dst_cached);
+		why = buf;
+	}
+	spin_unlock_irqrestore(&route_lock, f);
+	return why;
+}
+INVARIANT(route, route_sane);

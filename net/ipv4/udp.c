@@ -1,0 +1,340 @@
+/*
+ * UDP sockets (RFC 768) on the socket API.
+ *
+ * Ports are keyed by (port, bound device), as Linux's SO_BINDTODEVICE:
+ * sockets bound to different devices may share a port (a DHCP client
+ * per NIC on port 68), a socket bound to no device conflicts with every
+ * socket on the port.  A socket bound to its port before its device is
+ * narrowed by the device binding, never widened, so the rule holds.
+ *
+ * A datagram goes to the best matching socket: its local port matches,
+ * its local address is the wildcard or the destination, its bound device
+ * (if any) is the receiving one and, if connected, its peer is the
+ * source; among those a connected socket beats an unconnected one, then
+ * a device-bound one beats an unbound one, then an exact local address
+ * beats the wildcard (udp_score).  Queued skbs give their device reference back
+ * (a datagram waiting in a socket is not in flight on a device); the source
+ * address is read back from the IP header left in front of the UDP header (no
+ * options: ipv4_parse refuses them).  Queues are bounded (UDP_RXQ_MAX,
+ * then UDP_RCVBUF_FULL); no socket: ICMP port unreachable and
+ * UDP_NO_SOCKET.
+ */
+#include "net/ipv4/inet.h"
+#include "net/ipv4/ipv4_hdr.h"
+#include "net/ipv4/icmp_proto.h"
+#include "net/ipv4/udp_proto.h"
+#include <kernel/errno.h>
+#include <kernel/kmalloc.h>
+#include <kernel/spinlock.h>
+#include <kernel/string.h>
+
+#define UDP_RXQ_MAX    64
+#define UDP_PORT_FIRST 49152
+
+static DEFINE_SPINLOCK(udp_lock); /* udp_socks, every rxq and address */
+static LIST_HEAD(udp_socks);
+static uint16_t next_port = UDP_PORT_FIRST;
+
+struct udp_sock {
+	struct list_head link;
+	struct socket *sk;
+	bool bound;
+};
+
+/* Lock held.  Would binding port on ifindex (0: no device) clash? */
+static bool
+port_used(uint16_t port, int ifindex)
+{
+	struct udp_sock *u;
+
+	list_for_each_entry(u, &udp_socks, link) {
+		int other = u->sk->bound_ifindex;
+
+		if (u->bound && u->sk->local.port == port &&
+		    (ifindex == 0 || other == 0 || other == ifindex))
+			return true;
+	}
+	return false;
+}
+
+/* Lock held. */
+static int
+bind_locked(struct socket *sk, uint32_t addr, uint16_t port)
+{
+	struct udp_sock *u = sk->proto_data;
+
+	if (u->bound)
+		return -EINVAL;
+	if (port == 0) {
+		for (int i = 0; i < 16384 && port == 0; i++) {
+			uint16_t p = next_port++;
+			if (next_port == 0)
+				next_port = UDP_PORT_FIRST;
+			if (!port_used(p, sk->bound_ifindex))
+				port = p;
+		}
+		if (port == 0)
+			return -EADDRINUSE;
+	} else if (port_used(port, sk->bound_ifindex)) {
+		return -EADDRINUSE;
+	}
+	sk->local.addr = addr;
+	sk->local.port = port;
+	u->bound = true;
+	return 0;
+}
+
+static int
+udp_init_sock(struct socket *sk)
+{
+	struct udp_sock *u = kzalloc(sizeof(*u), INET_TAG);
+	uint32_t f;
+
+	if (u == NULL)
+		return -ENOMEM;
+	u->sk = sk;
+	sk->proto_data = u;
+	f = spin_lock_irqsave(&udp_lock);
+	list_add_tail(&u->link, &udp_socks);
+	spin_unlock_irqrestore(&udp_lock, f);
+	return 0;
+}
+
+static void
+udp_release(struct socket *sk)
+{
+	struct udp_sock *u = sk->proto_data;
+	uint32_t f = spin_lock_irqsave(&udp_lock);
+
+	list_del_init(&u->link);
+	spin_unlock_irqrestore(&udp_lock, f);
+	kfree(u);
+}
+
+static int
+udp_bind(struct socket *sk, const struct sockaddr_in4 *a)
+{
+	uint32_t f;
+	int r;
+
+	if (a->addr != 0 && inet_addr_local(a->addr) == 0)
+		return -EINVAL;
+	f = spin_lock_irqsave(&udp_lock);
+	r = bind_locked(sk, a->addr, a->port);
+	spin_unlock_irqrestore(&udp_lock, f);
+	return r;
+}
+
+static int
+autobind(struct socket *sk)
+{
+	struct udp_sock *u = sk->proto_data;
+	uint32_t f = spin_lock_irqsave(&udp_lock);
+	int r = u->bound ? 0 : bind_locked(sk, 0, 0);
+
+	spin_unlock_irqrestore(&udp_lock, f);
+	return r;
+}
+
+static int
+udp_connect(struct socket *sk, const struct sockaddr_in4 *a)
+{
+	struct dst_entry *dst;
+	int r;
+
+	if (a->addr == 0 || a->port == 0)
+		return -EINVAL;
+	r = autobind(sk);
+	if (r != 0)
+		return r;
+	r = ip_route_output(a->addr, sk->bound_ifindex, &dst);
+	if (r != 0)
+		return r;
+	dst_release(sk->dst);
+	sk->dst = dst; /* a "dst" holder of the device while connected */
+	sk->remote = *a;
+	sk->connected = true;
+	return 0;
+}
+
+static int
+udp_sendto(struct socket *sk, const void *buf, size_t len,
+           const struct sockaddr_in4 *to)
+{
+	struct sockaddr_in4 dest;
+	struct dst_entry *dst;
+	struct sk_buff *skb;
+	uint32_t src;
+	int r;
+
+	if (to != NULL && to->addr != 0)
+		dest = *to;
+	else if (sk->connected)
+		dest = sk->remote;
+	else
+		return -ENOTCONN;
+	if (dest.port == 0)
+		return -EINVAL;
+	if (len > ETH_MAX_MTU)
+		return -E2BIG;
+	r = autobind(sk);
+	if (r != 0)
+		return r;
+	/* The dst cache makes this cheap; a connected socket's own dst
+	 * only pins the path (and shows as a holder). */
+	r = ip_route_output(dest.addr, sk->bound_ifindex, &dst);
+	if (r != 0)
+		return r;
+	skb = inet_alloc_skb(UDP_HLEN + len);
+	if (skb == NULL) {
+		dst_release(dst);
+		return -ENOMEM;
+	}
+	src = sk->local.addr != 0 ? sk->local.addr : dst->saddr;
+	udp_build(skb->data, skb->len, src, dest.addr, sk->local.port,
+	          dest.port, buf, len);
+	INET_INC(udp_out);
+	r = ip_send_dst(skb, dst, src, dest.addr, IP_PROTO_UDP);
+	dst_release(dst);
+	return r < 0 ? r : (int)len;
+}
+
+static int
+udp_recvfrom(struct socket *sk, void *buf, size_t len,
+             struct sockaddr_in4 *from)
+{
+	struct sk_buff *skb;
+	size_t n;
+	uint32_t f = spin_lock_irqsave(&udp_lock);
+
+	if (list_empty(&sk->rxq)) {
+		spin_unlock_irqrestore(&udp_lock, f);
+		return -EAGAIN;
+	}
+	skb = list_entry(sk->rxq.next, struct sk_buff, list);
+	list_del_init(&skb->list);
+	sk->rxq_len--;
+	spin_unlock_irqrestore(&udp_lock, f);
+	n = skb->len - UDP_HLEN;
+	if (n > len)
+		n = len; /* the rest of the datagram is discarded */
+	memcpy(buf, skb->data + UDP_HLEN, n);
+	if (from != NULL) {
+		from->addr = get_be32(skb->data - IPV4_HLEN + 12);
+		from->port = get_be16(skb->data);
+	}
+	kfree_skb(skb);
+	return (int)n;
+}
+
+static void
+udp_show(struct socket *sk, char *buf, size_t size)
+{
+	strlcpy(buf, sk->connected ? "ESTAB" : "UNCONN", size);
+}
+
+struct proto_ops udp_proto_ops = {
+    .name = "udp",
+    .type = SOCK_DGRAM,
+    .protocol = IP_PROTO_UDP,
+    .owner = NULL,
+    .init = udp_init_sock,
+    .release = udp_release,
+    .bind = udp_bind,
+    .connect = udp_connect,
+    .sendto = udp_sendto,
+    .recvfrom = udp_recvfrom,
+    .show = udp_show,
+};
+
+/* How well sk matches the datagram: -1 not at all, else higher wins. */
+static int
+udp_score(const struct socket *sk, const struct inet_rx_info *ri,
+          const struct udp_dgram *d)
+{
+	int score = 0;
+
+	if (sk->local.port != d->dport)
+		return -1;
+	if (sk->local.addr != 0) {
+		if (sk->local.addr != ri->dst && ri->dst != IPV4_BROADCAST)
+			return -1;
+		score += 1;
+	}
+	if (sk->bound_ifindex != 0) {
+		if (sk->bound_ifindex != ri->ifindex)
+			return -1;
+		score += 2;
+	}
+	if (sk->connected) {
+		if (sk->remote.addr != ri->src || sk->remote.port != d->sport)
+			return -1;
+		score += 4;
+	}
+	return score;
+}
+
+/* Lock held. */
+static struct socket *
+udp_lookup(const struct inet_rx_info *ri, const struct udp_dgram *d)
+{
+	struct socket *best = NULL;
+	struct udp_sock *u;
+	int best_score = -1;
+
+	list_for_each_entry(u, &udp_socks, link) {
+		int score = u->bound ? udp_score(u->sk, ri, d) : -1;
+
+		if (score > best_score) {
+			best = u->sk;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+static void
+udp_rcv(struct sk_buff *skb, const struct inet_rx_info *ri)
+{
+	struct udp_dgram d;
+	struct socket *sk;
+	enum net_drop why;
+	bool queued = false;
+	uint32_t f;
+
+	INET_INC(udp_in);
+	why = udp_parse(skb->data, skb->len, ri->src, ri->dst, &d);
+	if (why != NET_DROP_NONE) {
+		inet_drop_skb(skb, why);
+		return;
+	}
+	skb->len = (unsigned)(UDP_HLEN + d.payload_len);
+	skb_set_dev(skb, NULL); /* queued, not in flight */
+	f = spin_lock_irqsave(&udp_lock);
+	sk = udp_lookup(ri, &d);
+	if (sk != NULL && sk->rxq_len < UDP_RXQ_MAX) {
+		list_add_tail(&skb->list, &sk->rxq);
+		sk->rxq_len++;
+		wake_up(&sk->wq);
+		queued = true;
+	}
+	spin_unlock_irqrestore(&udp_lock, f);
+	if (sk == NULL) {
+		icmp_send_unreach(ri, ICMP_PORT_UNREACH);
+		inet_drop_skb(skb, NET_DROP_UDP_NO_SOCKET);
+	} else if (!queued) {
+		inet_drop_skb(skb, NET_DROP_UDP_RCVBUF_FULL);
+	}
+}
+
+static const struct inet_protocol udp_protocol = {
+    .proto = IP_PROTO_UDP,
+    .handler = udp_rcv,
+};
+
+void
+udp_init(void)
+{
+	sock_register(&udp_proto_ops);
+	inet_add_protocol(&udp_protocol);
+}

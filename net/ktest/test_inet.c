@@ -1,0 +1,461 @@
+/*
+ * Suite "inet": the lifetime rules of the IPv4 stack's caches
+ * (docs/inet.md), on a fake device built into the kernel (owner NULL)
+ * that counts what it is asked to send.
+ *
+ * Pins down: a neighbour entry and a queued packet hold the device and
+ * NETDEV_DOWN lets go of both; an unanswered neighbour fails after three
+ * requests and drops its packet (ARP_UNRESOLVED); an unresolved
+ * neighbour queues three packets (older ones dropped as ARP_QUEUE_FULL)
+ * and sends them in order on the reply; ICMP errors are rate limited
+ * per destination and host-wide, echo replies are not; an entry somebody holds
+ * becomes a dead stub without a device reference; a dst held across unregister
+ * is moved to the blackhole device (unregister completes, sending through it
+ * fails with ENETUNREACH); a socket bound to the device holds it until
+ * NETDEV_UNREGISTER and then fails with ENODEV; routes and addresses of
+ * the device go with it; the socket registry refuses unknown protocols;
+ * receive timeouts and non-blocking receive.
+ * Cases that need unregister_netdev to wait (refmode=wait) skip
+ * otherwise.
+ */
+#include <kernel/errno.h>
+#include <kernel/ktest.h>
+#include <kernel/sched.h>
+#include <kernel/string.h>
+#include "net/ipv4/inet.h"
+#include "net/ipv4/arp_proto.h"
+#include "net/ipv4/ether_hdr.h"
+#include "net/ipv4/icmp_proto.h"
+#include "net/ipv4/ipv4_hdr.h"
+#include "net/ipv4/udp_proto.h"
+#include <kernel/bootparam.h>
+#include <kernel/timer.h>
+
+#define NET_A IP4(192, 168, 77, 1)
+#define NET_B IP4(192, 168, 77, 2)
+#define NET_C IP4(192, 168, 77, 3)
+
+static volatile int fake_xmits;
+/* The ICMP sequence numbers of the IPv4/ICMP frames sent, in order. */
+static volatile uint16_t fake_seqs[8];
+static volatile unsigned fake_nseqs;
+/* ICMP messages sent, by type. */
+static volatile unsigned fake_icmp_types[ICMP_ECHO_REQUEST + 1];
+
+static int
+fake_open(struct net_device *dev)
+{
+	(void)dev;
+	return 0;
+}
+
+static int
+fake_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	const uint8_t *p = skb->data;
+
+	(void)dev;
+	fake_xmits++;
+	if (skb->len >= ETH_HLEN + IPV4_HLEN + 8 &&
+	    get_be16(p + 12) == ETH_P_IP && p[ETH_HLEN + 9] == IP_PROTO_ICMP) {
+		uint8_t type = p[ETH_HLEN + IPV4_HLEN];
+
+		if (fake_nseqs < 8)
+			fake_seqs[fake_nseqs++] =
+			    get_be16(p + ETH_HLEN + IPV4_HLEN + 6);
+		if (type <= ICMP_ECHO_REQUEST)
+			fake_icmp_types[type]++;
+	}
+	kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops fake_ops = {
+    .owner = NULL,
+    .ndo_open = fake_open,
+    .ndo_start_xmit = fake_xmit,
+};
+
+static void
+fake_destructor(struct net_device *dev)
+{
+	free_netdev(dev);
+}
+
+/* Registered, up, with NET_A/24. */
+static struct net_device *
+fake_up(struct ktest *t)
+{
+	struct net_device *dev = alloc_netdev(0, "kinet%d");
+
+	if (netdev_refmode != REFMODE_WAIT) {
+		if (dev != NULL)
+			free_netdev(dev);
+		ktest_skip(t, "needs refmode=wait");
+		return NULL;
+	}
+	if (dev == NULL)
+		return NULL;
+	dev->netdev_ops = &fake_ops;
+	dev->destructor = fake_destructor;
+	dev->dev_addr[0] = 0x02;
+	dev->dev_addr[5] = 0x77;
+	if (register_netdev(dev) < 0) {
+		free_netdev(dev);
+		return NULL;
+	}
+	if (dev_open(dev) != 0 || inet_addr_add(dev, NET_A, 24) != 0) {
+		unregister_netdev(dev);
+		return NULL;
+	}
+	return dev;
+}
+
+static void
+arp_entry_and_queued_packet_hold_device(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	int base, x0;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	base = netdev_refcnt_read(dev);
+	x0 = fake_xmits;
+	KEXPECT_EQ(t, icmp_send_echo(NET_B, 1, 1, 8), 0);
+	KEXPECT_EQ(t, fake_xmits, x0 + 1); /* the ARP request */
+	KEXPECT_EQ(t, arp_count_dev(dev->ifindex), 1);
+	/* the entry, the queued echo request (skb) and the cached dst */
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 3);
+	KEXPECT_EQ(t, dev_close(dev), 0);
+	KEXPECT_EQ(t, arp_count_dev(dev->ifindex), 0);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 1); /* the dst */
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
+/* The inet thread's tick runs the neighbour timers: three unanswered
+ * requests, then FAILED, and the queued packet (and its device
+ * reference) is dropped as ARP_UNRESOLVED. */
+static void
+unresolved_neighbour_fails(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct net_drop_stats before, after;
+	int base, x0;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	base = netdev_refcnt_read(dev);
+	x0 = fake_xmits;
+	inet_drop_snapshot(&before);
+	KEXPECT_EQ(t, icmp_send_echo(NET_B, 2, 1, 8), 0);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 3);
+	msleep(3600);
+	inet_drop_snapshot(&after);
+	KEXPECT_EQ(t, fake_xmits, x0 + 3); /* requests at 0, 1 and 2 s */
+	KEXPECT_EQ(t, after.count[NET_DROP_ARP_UNRESOLVED],
+	           before.count[NET_DROP_ARP_UNRESOLVED] + 1);
+	/* the FAILED entry and the dst remain; the skb is gone */
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 2);
+	KEXPECT_EQ(t, arp_count_dev(dev->ifindex), 1);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
+/* An ARP reply from ip (MAC 02:..:ip's last byte) to our NET_A, as
+ * the fake device's driver would hand it up. */
+static void
+fake_arp_reply(struct net_device *dev, uint32_t ip)
+{
+	uint8_t mac[ETH_ALEN] = {0x02, 0, 0, 0, 0, (uint8_t)ip};
+	struct sk_buff *skb = netdev_alloc_skb(dev, ETH_ZLEN);
+	struct arp_pkt a;
+
+	if (skb == NULL)
+		return;
+	arp_make_request(&a, mac, ip, NET_A);
+	a.op = ARP_OP_REPLY;
+	memcpy(a.tha, dev->dev_addr, ETH_ALEN);
+	ether_build(skb_put(skb, ETH_HLEN), ETH_HLEN, dev->dev_addr, mac,
+	            ETH_P_ARP);
+	arp_build(skb_put(skb, ARP_LEN), ARP_LEN, &a);
+	netif_receive_skb(skb);
+}
+
+/* Five packets to an unresolved neighbour: three wait (each holding the
+ * device), the two oldest are dropped as ARP_QUEUE_FULL, the reply sends
+ * the three in order.  Four more to another neighbour: NETDEV_DOWN drops
+ * the three queued as ARP_UNRESOLVED and every reference goes. */
+static void
+arp_queue_holds_three(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct net_drop_stats before, after;
+	int base, x0;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	base = netdev_refcnt_read(dev);
+	x0 = fake_xmits;
+	fake_nseqs = 0;
+	inet_drop_snapshot(&before);
+	for (uint16_t seq = 1; seq <= 5; seq++)
+		KEXPECT_EQ(t, icmp_send_echo(NET_B, 3, seq, 8), 0);
+	KEXPECT_EQ(t, fake_xmits, x0 + 1); /* one ARP request */
+	inet_drop_snapshot(&after);
+	KEXPECT_EQ(t, after.count[NET_DROP_ARP_QUEUE_FULL],
+	           before.count[NET_DROP_ARP_QUEUE_FULL] + 2);
+	/* the entry, three queued skbs and the cached dst */
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 5);
+	fake_arp_reply(dev, NET_B);
+	KEXPECT_EQ(t, fake_xmits, x0 + 4);
+	KEXPECT_EQ(t, fake_nseqs, 3);
+	KEXPECT_EQ(t, fake_seqs[0], 3);
+	KEXPECT_EQ(t, fake_seqs[1], 4);
+	KEXPECT_EQ(t, fake_seqs[2], 5);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 2);
+	for (uint16_t seq = 1; seq <= 4; seq++)
+		KEXPECT_EQ(t, icmp_send_echo(NET_C, 3, seq, 8), 0);
+	/* plus C's entry, three skbs and its dst */
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 7);
+	KEXPECT_EQ(t, dev_close(dev), 0);
+	inet_drop_snapshot(&after);
+	KEXPECT_EQ(t, after.count[NET_DROP_ARP_QUEUE_FULL],
+	           before.count[NET_DROP_ARP_QUEUE_FULL] + 3);
+	KEXPECT_EQ(t, after.count[NET_DROP_ARP_UNRESOLVED],
+	           before.count[NET_DROP_ARP_UNRESOLVED] + 3);
+	KEXPECT_EQ(t, arp_count_dev(dev->ifindex), 0);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 2); /* the two dsts */
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
+/* An IPv4 datagram from ip to NET_A: a UDP datagram to port 9 or an
+ * echo request, len bytes with its header, handed up by the fake
+ * device's "driver". */
+static void
+fake_rx_ip(struct net_device *dev, uint32_t ip, uint8_t proto, size_t len)
+{
+	uint8_t mac[ETH_ALEN] = {0x02, 0, 0, 0, 0, (uint8_t)ip};
+	struct ipv4_info h = {
+	    .ttl = 64, .proto = proto, .src = ip, .dst = NET_A};
+	struct sk_buff *skb =
+	    netdev_alloc_skb(dev, (unsigned)(ETH_HLEN + IPV4_HLEN + len));
+	uint8_t *msg, data[8] = {0};
+
+	if (skb == NULL)
+		return;
+	ether_build(skb_put(skb, ETH_HLEN), ETH_HLEN, dev->dev_addr, mac,
+	            ETH_P_IP);
+	ipv4_build(skb_put(skb, IPV4_HLEN), IPV4_HLEN, &h, len);
+	msg = skb_put(skb, (unsigned)len);
+	if (proto == IP_PROTO_UDP)
+		udp_build(msg, len, ip, NET_A, 1234, 9, data, len - UDP_HLEN);
+	else
+		icmp_build_echo(msg, len, ICMP_ECHO_REQUEST, 7, 1, data,
+		                len - ICMP_HLEN);
+	netif_receive_skb(skb);
+}
+
+static long
+sysctl_get(const char *name)
+{
+	const struct bootparam *p = bootparam_find(name);
+
+	return p != NULL ? *(int *)p->var : -1;
+}
+
+static int
+sysctl_set(const char *name, long v)
+{
+	const struct bootparam *p = bootparam_find(name);
+	char buf[24], err[64];
+
+	snprintf(buf, sizeof(buf), "%ld", v);
+	return p != NULL ? bootparam_set(p, buf, err, sizeof(err)) : -ENOENT;
+}
+
+/* ICMP errors are rate limited per destination (burst 6, then none for
+ * a minute at icmp_ratelimit_ms=60000) and host-wide (burst, then
+ * icmp_msgs_per_sec); echo replies never are. */
+static void
+icmp_errors_rate_limited(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	long rl = sysctl_get("icmp_ratelimit_ms");
+	long pps = sysctl_get("icmp_msgs_per_sec");
+	long burst = sysctl_get("icmp_msgs_burst");
+	uint32_t peer0, host0;
+	unsigned unreach0, sent;
+	uint64_t t0, elapsed;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	KASSERT_TRUE(t, rl >= 0 && pps >= 0 && burst >= 0);
+	fake_arp_reply(dev, NET_B); /* replies go out at once */
+	KEXPECT_EQ(t, sysctl_set("icmp_ratelimit_ms", 60000), 0);
+	icmp_rate_reset();
+	unreach0 = fake_icmp_types[ICMP_DEST_UNREACH];
+	peer0 = inet_mib.icmp_rl_peer;
+	for (int i = 0; i < 10; i++)
+		fake_rx_ip(dev, NET_B, IP_PROTO_UDP, UDP_HLEN + 8);
+	KEXPECT_EQ(t, fake_icmp_types[ICMP_DEST_UNREACH], unreach0 + 6);
+	KEXPECT_EQ(t, inet_mib.icmp_rl_peer, peer0 + 4);
+	/* echo replies: every one, the peer's bucket empty or not */
+	sent = fake_icmp_types[ICMP_ECHO_REPLY];
+	for (int i = 0; i < 10; i++)
+		fake_rx_ip(dev, NET_B, IP_PROTO_ICMP, ICMP_HLEN + 8);
+	KEXPECT_EQ(t, fake_icmp_types[ICMP_ECHO_REPLY], sent + 10);
+	/* host-wide: burst 3, then 1 per second, however slow we are */
+	KEXPECT_EQ(t, sysctl_set("icmp_ratelimit_ms", 0), 0);
+	KEXPECT_EQ(t, sysctl_set("icmp_msgs_per_sec", 1), 0);
+	KEXPECT_EQ(t, sysctl_set("icmp_msgs_burst", 3), 0);
+	icmp_rate_reset();
+	unreach0 = fake_icmp_types[ICMP_DEST_UNREACH];
+	host0 = inet_mib.icmp_rl_global;
+	t0 = now_ms();
+	for (int i = 0; i < 10; i++)
+		fake_rx_ip(dev, NET_B, IP_PROTO_UDP, UDP_HLEN + 8);
+	elapsed = now_ms() - t0;
+	sent = fake_icmp_types[ICMP_DEST_UNREACH] - unreach0;
+	KEXPECT_TRUE(t, sent >= 3 && sent <= 3 + elapsed / 1000);
+	KEXPECT_EQ(t, inet_mib.icmp_rl_global, host0 + (10 - sent));
+	sysctl_set("icmp_ratelimit_ms", rl);
+	sysctl_set("icmp_msgs_per_sec", pps);
+	sysctl_set("icmp_msgs_burst", burst);
+	icmp_rate_reset();
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
+static void
+held_neighbour_becomes_stub(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct neighbour *n;
+	int base;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	base = netdev_refcnt_read(dev);
+	n = neigh_lookup_hold(dev, NET_B, true);
+	KASSERT_TRUE(t, n != NULL);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 1);
+	KEXPECT_TRUE(t, !neigh_is_dead(n));
+	KEXPECT_EQ(t, dev_close(dev), 0);
+	KEXPECT_TRUE(t, neigh_is_dead(n));
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+	neigh_release(n); /* frees the stub; the device is long gone */
+}
+
+static void
+dst_moves_to_blackhole(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct dst_entry *dst;
+	struct sk_buff *skb;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	KASSERT_TRUE(t, ip_route_output(NET_B, 0, &dst) == 0);
+	KEXPECT_TRUE(t, dst->dev == dev);
+	KEXPECT_EQ(t, dst_count_dev(dev), 1);
+	/* Completes although we still hold the dst. */
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+	KEXPECT_TRUE(t, dst->dev == blackhole_dev);
+	KEXPECT_TRUE(t, dst->obsolete);
+	skb = inet_alloc_skb(8);
+	KASSERT_TRUE(t, skb != NULL);
+	KEXPECT_EQ(t, ip_send_dst(skb, dst, 0, NET_B, IP_PROTO_UDP),
+	           -ENETUNREACH);
+	dst_release(dst);
+	KEXPECT_EQ(t, ip_route_output(NET_B, 0, &dst), -ENETUNREACH);
+}
+
+static void
+bound_socket_holds_until_unregister(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct sockaddr_in4 to = {NET_B, 9};
+	struct socket *sk;
+	char name[IFNAMSIZ];
+	uint8_t buf[4];
+	int base;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	strlcpy(name, dev->name, sizeof(name));
+	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk) == 0);
+	base = netdev_refcnt_read(dev);
+	KEXPECT_EQ(t, sock_bind_device(sk, name), 0);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 1);
+	KEXPECT_EQ(t, sock_count_dev(dev->ifindex), 1);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+	KEXPECT_EQ(t, sock_recvfrom(sk, buf, sizeof(buf), NULL, 0), -ENODEV);
+	KEXPECT_EQ(t, sock_sendto(sk, buf, sizeof(buf), &to), -ENODEV);
+	KEXPECT_EQ(t, sock_bind_device(sk, name), -ENODEV);
+	sock_close(sk);
+}
+
+static void
+routes_and_address_go_with_device(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	int idx;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	idx = dev->ifindex;
+	KEXPECT_EQ(t, inet_addr_get(idx, NULL), NET_A);
+	KEXPECT_EQ(t, inet_route_add(IP4(10, 77, 0, 0), 16, NET_B, idx, 5), 0);
+	KEXPECT_EQ(t, inet_route_add(IP4(10, 77, 0, 0), 16, NET_B, idx, 5),
+	           -EEXIST);
+	KEXPECT_EQ(t, inet_route_add(IP4(10, 77, 0, 1), 16, 0, idx, 0),
+	           -EINVAL);
+	KEXPECT_EQ(t, inet_route_del(IP4(10, 78, 0, 0), 16, idx), -ESRCH);
+	KEXPECT_EQ(t, inet_addr_add(dev, IP4(192, 168, 78, 1), 24), -EBUSY);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+	KEXPECT_EQ(t, inet_addr_get(idx, NULL), 0);
+	KEXPECT_EQ(t, inet_route_del(IP4(10, 77, 0, 0), 16, idx), -ESRCH);
+	KEXPECT_EQ(t, inet_addr_local(NET_A), 0);
+}
+
+static void
+socket_registry_and_timeouts(struct ktest *t)
+{
+	struct sockaddr_in4 a = {0, 4242}, b = {0, 4242};
+	struct socket *sk, *sk2;
+	uint8_t buf[4];
+
+	KEXPECT_EQ(t, sock_create(SOCK_DGRAM, 99, &sk), -EPROTONOSUPPORT);
+	KEXPECT_EQ(t, sock_create(SOCK_STREAM + 7, 0, &sk), -EPROTONOSUPPORT);
+	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, 0, &sk) == 0);
+	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk2) == 0);
+	KEXPECT_EQ(t, sock_bind(sk, &a), 0);
+	KEXPECT_EQ(t, sock_bind(sk2, &b), -EADDRINUSE);
+	KEXPECT_EQ(t, sock_recvfrom(sk, buf, sizeof(buf), NULL, MSG_DONTWAIT),
+	           -EAGAIN);
+	sk->rcvtimeo_ms = 30;
+	KEXPECT_EQ(t, sock_recvfrom(sk, buf, sizeof(buf), NULL, 0), -ETIMEDOUT);
+	sk->nonblock = true;
+	KEXPECT_EQ(t, sock_recvfrom(sk, buf, sizeof(buf), NULL, 0), -EAGAIN);
+	KEXPECT_EQ(t, sock_sendto(sk2, buf, sizeof(buf), NULL), -ENOTCONN);
+	sock_close(sk);
+	KEXPECT_EQ(t, sock_bind(sk2, &b), 0);
+	sock_close(sk2);
+}
+
+KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
+            KTEST_CASE(unresolved_neighbour_fails),
+            KTEST_CASE(arp_queue_holds_three),
+            KTEST_CASE(icmp_errors_rate_limited),
+            KTEST_CASE(held_neighbour_becomes_stub),
+            KTEST_CASE(dst_moves_to_blackhole),
+            KTEST_CASE(bound_socket_holds_until_unregister),
+            KTEST_CASE(routes_and_address_go_with_device),
+            KTEST_CASE(socket_registry_and_timeouts));

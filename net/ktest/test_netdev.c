@@ -1,0 +1,486 @@
+/*
+ * Suite "netdev": the device layer (netdevice.h) with a fake driver built
+ * into the kernel (owner NULL), so it needs no module and no hardware.
+ *
+ * Pins down: names from a "%d" template and ifindexes that only grow;
+ * duplicate names and bad MTUs refused; lookups that return a counted,
+ * tracked reference and fail once the device is unregistering; the
+ * notifier sequence REGISTER, UP, DOWN, UNREGISTER (with replay on
+ * registration); ndo_open/ndo_stop/ndo_start_xmit called as documented
+ * (a failing open leaves the device down; no transmit while down; bad
+ * frame sizes refused); both refcount implementations counting holds
+ * made on several CPUs; unregister_netdev waiting for a holder and
+ * re-sending NETDEV_UNREGISTER each second; Ctrl-C (thread_signal) during
+ * that wait rolling back to the same name, index and up state; NAPI polls
+ * in thread context and napi_disable waiting for a running poll.
+ * Cases that depend on refmode=wait skip under the other modes.
+ */
+#include <kernel/errno.h>
+#include <kernel/ktest.h>
+#include <kernel/ktest/ktest_util.h>
+#include <kernel/sched.h>
+#include <kernel/string.h>
+#include <kernel/timer.h>
+#include <net/core/netdevice.h>
+#include <net/core/skbuff.h>
+#include "net/core/netdev_internal.h"
+
+struct fake {
+	volatile int opens, stops, xmits;
+	volatile int fail_open;
+	volatile int polls, poll_in_irq;
+	volatile int poll_sleep_ms;
+	struct napi_struct napi;
+};
+
+static int
+fake_open(struct net_device *dev)
+{
+	struct fake *f = netdev_priv(dev);
+
+	if (f->fail_open)
+		return -EIO;
+	f->opens++;
+	return 0;
+}
+
+static int
+fake_stop(struct net_device *dev)
+{
+	((struct fake *)netdev_priv(dev))->stops++;
+	return 0;
+}
+
+static int
+fake_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	((struct fake *)netdev_priv(dev))->xmits++;
+	kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops fake_ops = {
+    .owner = NULL,
+    .ndo_open = fake_open,
+    .ndo_stop = fake_stop,
+    .ndo_start_xmit = fake_xmit,
+};
+
+static void
+fake_destructor(struct net_device *dev)
+{
+	free_netdev(dev);
+}
+
+static struct net_device *
+fake_new(const char *name, bool pcpu)
+{
+	struct net_device *dev = alloc_netdev(sizeof(struct fake), name);
+
+	if (dev == NULL)
+		return NULL;
+	dev->netdev_ops = &fake_ops;
+	dev->destructor = fake_destructor;
+	dev->pcpu_refs = pcpu && netdev_refmode != REFMODE_LEGACY;
+	dev->dev_addr[0] = 0x02;
+	if (register_netdev(dev) < 0) {
+		free_netdev(dev);
+		return NULL;
+	}
+	return dev;
+}
+
+static void
+names_and_indexes(struct ktest *t)
+{
+	struct net_device *a = fake_new("ktst%d", false);
+	struct net_device *b = fake_new("ktst%d", false);
+	struct net_device *c = alloc_netdev(0, "ktst0");
+
+	KASSERT_TRUE(t, a != NULL && b != NULL && c != NULL);
+	KEXPECT_TRUE(t, strcmp(a->name, "ktst0") == 0);
+	KEXPECT_TRUE(t, strcmp(b->name, "ktst1") == 0);
+	KEXPECT_TRUE(t, b->ifindex > a->ifindex);
+	c->netdev_ops = &fake_ops;
+	KEXPECT_EQ(t, register_netdev(c), -EEXIST);
+	strlcpy(c->name, "ktstmtu", sizeof(c->name));
+	c->mtu = 20;
+	KEXPECT_EQ(t, register_netdev(c), -EINVAL);
+	free_netdev(c);
+	KEXPECT_EQ(t, unregister_netdev(a), 0);
+	/* The name is free again; the index is never reused. */
+	a = fake_new("ktst%d", false);
+	KEXPECT_TRUE(t, a != NULL && strcmp(a->name, "ktst0") == 0);
+	KEXPECT_TRUE(t, a != NULL && a->ifindex > b->ifindex);
+	if (a != NULL)
+		unregister_netdev(a);
+	unregister_netdev(b);
+}
+
+static void
+lookups_hold(struct ktest *t)
+{
+	struct net_device *dev = fake_new("ktst%d", false), *d;
+	struct dev_tracker tr, tr2;
+
+	KASSERT_TRUE(t, dev != NULL);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1);
+	d = dev_get_by_name(dev->name, &tr, "ktest-lookup");
+	KEXPECT_TRUE(t, d == dev);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), 2);
+	KEXPECT_TRUE(t, !list_empty(&dev->trackers) &&
+	                    list_entry(dev->trackers.prev, struct dev_tracker,
+	                               link) == &tr);
+	KEXPECT_TRUE(t, strcmp(tr.tag, "ktest-lookup") == 0);
+	d = dev_get_by_index(dev->ifindex, &tr2, "ktest-index");
+	KEXPECT_TRUE(t, d == dev);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), 3);
+	dev_put_track(dev, &tr2);
+	dev_put_track(dev, &tr);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1);
+	KEXPECT_TRUE(t, dev_get_by_name("ktst-none", NULL, NULL) == NULL);
+	dev_hold(dev);
+	KEXPECT_EQ(t, dev->untracked, 1);
+	dev_put(dev);
+	KEXPECT_EQ(t, dev->untracked, 0);
+	unregister_netdev(dev);
+}
+
+#define NEV 16
+static struct {
+	struct net_device *dev;
+	int n;
+	unsigned long ev[NEV];
+} seen;
+
+static void
+record(struct notifier_block *nb, unsigned long event, struct net_device *d)
+{
+	(void)nb;
+	if (d == seen.dev && seen.n < NEV)
+		seen.ev[seen.n++] = event;
+}
+
+static void
+notifier_sequence(struct ktest *t)
+{
+	struct notifier_block nb = {.notifier_call = record};
+	struct net_device *dev = fake_new("ktst%d", false);
+
+	KASSERT_TRUE(t, dev != NULL);
+	seen.dev = dev;
+	seen.n = 0;
+	register_netdevice_notifier(&nb); /* replays REGISTER */
+	KEXPECT_EQ(t, dev_open(dev), 0);
+	KEXPECT_EQ(t, dev_close(dev), 0);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+	unregister_netdevice_notifier(&nb);
+	KEXPECT_EQ(t, seen.n, 4);
+	KEXPECT_EQ(t, seen.ev[0], NETDEV_REGISTER);
+	KEXPECT_EQ(t, seen.ev[1], NETDEV_UP);
+	KEXPECT_EQ(t, seen.ev[2], NETDEV_DOWN);
+	KEXPECT_EQ(t, seen.ev[3], NETDEV_UNREGISTER);
+	seen.dev = NULL;
+}
+
+static int
+try_xmit(struct net_device *dev, unsigned len)
+{
+	struct sk_buff *skb = netdev_alloc_skb(dev, len);
+
+	if (skb == NULL)
+		return -ENOMEM;
+	memset(skb_put(skb, len), 0xab, len);
+	return dev_queue_xmit(skb);
+}
+
+static void
+ops_called_as_documented(struct ktest *t)
+{
+	struct net_device *dev = fake_new("ktst%d", false);
+	struct fake *f;
+
+	KASSERT_TRUE(t, dev != NULL);
+	f = netdev_priv(dev);
+	KEXPECT_EQ(t, try_xmit(dev, 60), -ENETDOWN);
+	f->fail_open = 1;
+	KEXPECT_EQ(t, dev_open(dev), -EIO);
+	KEXPECT_TRUE(t, !netif_running(dev));
+	f->fail_open = 0;
+	KEXPECT_EQ(t, dev_open(dev), 0);
+	KEXPECT_EQ(t, dev_open(dev), 0); /* already up: no second call */
+	KEXPECT_EQ(t, f->opens, 1);
+	KEXPECT_EQ(t, try_xmit(dev, 60), 0);
+	KEXPECT_EQ(t, try_xmit(dev, 10), -EINVAL);
+	KEXPECT_EQ(t, try_xmit(dev, dev->mtu + ETH_HLEN + 1), -EINVAL);
+	KEXPECT_EQ(t, f->xmits, 1);
+	KEXPECT_EQ(t, dev->stats.tx_packets, 1);
+	KEXPECT_EQ(t, dev->stats.tx_bytes, 60);
+	/* Frames in flight hold the device; none are left. */
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0); /* closes it */
+}
+
+struct holder_arg {
+	struct net_device *dev;
+	int holds;
+};
+
+static void
+hold_many(void *p)
+{
+	struct holder_arg *a = p;
+
+	for (int i = 0; i < a->holds; i++)
+		dev_hold(a->dev);
+	for (int i = 0; i < a->holds / 2; i++)
+		dev_put(a->dev);
+	kt_shared_put(a);
+	thread_exit();
+}
+
+static void
+count_on_cpus(struct ktest *t, bool pcpu)
+{
+	struct net_device *dev = fake_new("ktst%d", pcpu);
+	int n = kt_online_cpus() * 2;
+
+	KASSERT_TRUE(t, dev != NULL);
+	KEXPECT_EQ(t, dev->pcpu_refs, pcpu);
+	for (int i = 0; i < n; i++) {
+		struct holder_arg *a = kt_shared_alloc(sizeof(*a), 1);
+		if (a == NULL)
+			break;
+		a->dev = dev;
+		a->holds = 100;
+		thread_create("ktest-devref", hold_many, a, -1);
+	}
+	/* Each thread leaves 50 holds behind. */
+	KEXPECT_TRUE(
+	    t, kt_poll(netdev_refcnt_read(dev) == 1 + 50 * n, KT_SOON_MS));
+	KEXPECT_EQ(t, netdev_refcnt_settled(dev), 1 + 50 * n);
+	for (int i = 0; i < 50 * n; i++)
+		dev_put(dev);
+	KEXPECT_EQ(t, netdev_refcnt_settled(dev), 1);
+	unregister_netdev(dev);
+}
+
+static void
+refcount_percpu(struct ktest *t)
+{
+	/* legacy keeps one atomic count: its last dev_put must see zero to
+	 * call the destructor, so devices never get per-CPU counts. */
+	if (netdev_refmode == REFMODE_LEGACY) {
+		ktest_skip(t, "refmode=legacy counts devices in one atomic");
+		return;
+	}
+	count_on_cpus(t, true);
+}
+
+static void
+refcount_atomic(struct ktest *t)
+{
+	count_on_cpus(t, false);
+}
+
+/* Each CPU's counter in a cache line of its own (issue 11): no two slots
+ * of a real device share a line, so CPUs counting on their own slots do
+ * not bounce one line between them. */
+static void
+pcpu_slots_own_lines(struct ktest *t)
+{
+	struct net_device *dev = alloc_netdev(0, "ktst%d");
+
+	KASSERT_TRUE(t, dev != NULL);
+	kt_expect_slots_own_lines(t, dev->pcpu_refcnt, "netdev");
+	free_netdev(dev);
+}
+
+static int unreg_events;
+static struct dev_tracker late_cache_tracker;
+static bool late_cache_held;
+
+/*
+ * A cache that took its reference after the first NETDEV_UNREGISTER: it
+ * lets go only when the notification is sent again.  That is what the
+ * once-a-second re-send in the unregister wait is for, and it makes the
+ * test independent of how long anything takes on a loaded machine.
+ */
+static void
+count_unreg(struct notifier_block *nb, unsigned long event,
+            struct net_device *d)
+{
+	(void)nb;
+	if (event != NETDEV_UNREGISTER || d != seen.dev)
+		return;
+	if (++unreg_events == 2 && late_cache_held) {
+		late_cache_held = false;
+		dev_put_track(d, &late_cache_tracker);
+	}
+}
+
+static void
+unregister_waits_for_holder(struct ktest *t)
+{
+	struct notifier_block nb = {.notifier_call = count_unreg};
+	struct net_device *dev;
+	uint64_t start;
+
+	if (netdev_refmode != REFMODE_WAIT) {
+		ktest_skip(t, "needs refmode=wait");
+		return;
+	}
+	dev = fake_new("ktst%d", true);
+	KASSERT_TRUE(t, dev != NULL);
+	seen.dev = dev;
+	unreg_events = 0;
+	register_netdevice_notifier(&nb);
+	dev_hold_track(dev, &late_cache_tracker, "ktest-late-cache");
+	late_cache_held = true;
+	start = now_ms();
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+	/* Once at the start, again after a second of waiting: then the
+	 * cache let go and the wait ended. */
+	KEXPECT_MSG(t, unreg_events == 2, "NETDEV_UNREGISTER sent %d times",
+	            unreg_events);
+	KEXPECT_MSG(t, now_ms() - start >= 1000, "returned after %u ms",
+	            (unsigned)(now_ms() - start));
+	KEXPECT_TRUE(t, !late_cache_held);
+	unregister_netdevice_notifier(&nb);
+	seen.dev = NULL;
+}
+
+struct unreg_arg {
+	struct net_device *dev;
+	volatile int result;
+	volatile int done;
+};
+
+static void
+unreg_thread(void *p)
+{
+	struct unreg_arg *a = p;
+
+	a->result = unregister_netdev(a->dev);
+	a->done = 1;
+	kt_shared_put(a);
+	thread_exit();
+}
+
+static void
+interrupted_unregister_rolls_back(struct ktest *t)
+{
+	struct unreg_arg *a;
+	struct net_device *dev;
+	struct thread *th;
+	int ifindex;
+
+	if (netdev_refmode != REFMODE_WAIT) {
+		ktest_skip(t, "needs refmode=wait");
+		return;
+	}
+	dev = fake_new("ktst%d", false);
+	KASSERT_TRUE(t, dev != NULL);
+	ifindex = dev->ifindex;
+	KEXPECT_EQ(t, dev_open(dev), 0);
+	dev_hold(dev);
+	a = kt_shared_alloc(sizeof(*a), 2);
+	KASSERT_TRUE(t, a != NULL);
+	a->dev = dev;
+	th = thread_create("ktest-unreg", unreg_thread, a, -1);
+	KEXPECT_TRUE(t, th != NULL);
+	/* It is waiting (our reference) and cannot finish until we act. */
+	KEXPECT_TRUE(
+	    t, kt_poll(dev->reg_state == NETREG_UNREGISTERING, KT_SOON_MS));
+	KEXPECT_TRUE(t, dev_get_by_name(dev->name, NULL, NULL) == NULL);
+	msleep(50);
+	KEXPECT_TRUE(t, !a->done);
+	thread_signal(th);
+	KEXPECT_TRUE(t, kt_poll(a->done, KT_SOON_MS));
+	KEXPECT_EQ(t, a->result, -EINTR);
+	KEXPECT_EQ(t, dev->reg_state, NETREG_REGISTERED);
+	KEXPECT_TRUE(t, dev_get_by_index_rcu(ifindex) == dev);
+	KEXPECT_TRUE(t, netif_running(dev));
+	KEXPECT_EQ(t, ((struct fake *)netdev_priv(dev))->opens, 2);
+	kt_shared_put(a);
+	dev_put(dev);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
+static void
+try_hold_fails_when_unregistering(struct ktest *t)
+{
+	struct net_device *dev = fake_new("ktst%d", false);
+	struct dev_tracker tr;
+
+	KASSERT_TRUE(t, dev != NULL);
+	KEXPECT_TRUE(t, try_dev_hold(dev, &tr, "ktest-try"));
+	dev_put_track(dev, &tr);
+	rtnl_lock();
+	netdev_unregister_begin(dev, false);
+	KEXPECT_TRUE(t, !try_dev_hold(dev, &tr, "ktest-try"));
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1);
+	rtnl_unlock();
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
+static int
+fake_poll(struct napi_struct *napi, int budget)
+{
+	struct fake *f = netdev_priv(napi->dev);
+
+	(void)budget;
+	if (this_cpu()->irq_depth != 0)
+		f->poll_in_irq++;
+	if (f->poll_sleep_ms)
+		msleep((unsigned)f->poll_sleep_ms);
+	f->polls++;
+	napi_complete(napi);
+	return 0;
+}
+
+static void
+schedule_from_timer(struct timer *tm)
+{
+	napi_schedule(tm->data);
+}
+
+static void
+napi_polls_in_thread(struct ktest *t)
+{
+	struct net_device *dev = fake_new("ktst%d", false);
+	struct timer tm;
+	struct fake *f;
+	uint64_t start;
+
+	KASSERT_TRUE(t, dev != NULL);
+	f = netdev_priv(dev);
+	netif_napi_add(dev, &f->napi, fake_poll, 8);
+	KEXPECT_TRUE(t, !napi_schedule(&f->napi)); /* disabled until enabled */
+	napi_enable(&f->napi);
+	timer_init(&tm, schedule_from_timer, &f->napi);
+	timer_add(&tm, now_ms() + 5);
+	KEXPECT_TRUE(t, kt_poll(f->polls == 1, KT_SOON_MS));
+	KEXPECT_EQ(t, f->poll_in_irq, 0);
+	timer_del(&tm);
+	/* napi_disable waits for a poll that is running. */
+	f->poll_sleep_ms = 200;
+	KEXPECT_TRUE(t, napi_schedule(&f->napi));
+	KEXPECT_TRUE(t, kt_poll(f->napi.state & 4, KT_SOON_MS));
+	start = now_ms();
+	napi_disable(&f->napi);
+	KEXPECT_EQ(t, f->polls, 2);
+	KEXPECT_MSG(t, now_ms() - start >= 100, "returned after %u ms",
+	            (unsigned)(now_ms() - start));
+	netif_napi_del(&f->napi);
+	unregister_netdev(dev);
+}
+
+KTEST_SUITE(netdev, KTEST_CASE(names_and_indexes), KTEST_CASE(lookups_hold),
+            KTEST_CASE(notifier_sequence), KTEST_CASE(ops_called_as_documented),
+            KTEST_CASE(refcount_percpu), KTEST_CASE(refcount_atomic),
+            KTEST_CASE(pcpu_slots_own_lines),
+            KTEST_CASE(unregister_waits_for_holder),
+            KTEST_CASE(interrupted_unregister_rolls_back),
+            KTEST_CASE(try_hold_fails_when_unregistering),
+            KTEST_CASE(napi_polls_in_thread));
