@@ -12,6 +12,7 @@
  */
 #include <drivers/pci.h>
 #include <kernel/bootparam.h>
+#include <kernel/initcall.h>
 #include <kernel/bootmod.h>
 #include <kernel/kmalloc.h>
 #include <kernel/page_alloc.h>
@@ -88,7 +89,7 @@ load_for(struct pci_dev *d, bool *tried, int n)
 	}
 }
 
-void
+static void
 pci_autoload(void)
 {
 	int n = boot_module_count();
@@ -108,3 +109,4 @@ pci_autoload(void)
 			load_for(d, tried, n);
 	kfree(tried);
 }
+device_initcall(pci_autoload);

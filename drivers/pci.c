@@ -17,6 +17,7 @@
  */
 #include <drivers/pci.h>
 #include <kernel/errno.h>
+#include <kernel/initcall.h>
 #include <kernel/irq.h>
 #include <kernel/kmalloc.h>
 #include <kernel/module.h>
@@ -334,7 +335,7 @@ scan_bus(unsigned bus)
 	}
 }
 
-void
+static void
 pci_init(void)
 {
 	/* Mechanism #1 is present if the address register holds what we
@@ -350,6 +351,7 @@ pci_init(void)
 		scan_bus(bus);
 	pr_info("pci: %d function(s) found\n", nr_pci_devices);
 }
+bus_initcall(pci_init);
 
 struct pci_dev *
 pci_dev_at(int i)

@@ -125,9 +125,5 @@ struct pci_dev *pci_dev_at(int i); /* i from 0 until NULL */
 const struct pci_device_id *pci_match_id(const struct pci_device_id *ids,
                                          const struct pci_dev *d);
 
-void pci_init(void);
-/* Boot: insmod the boot modules whose PCI aliases match unbound devices
- * (drivers/autoload.c; netautoload=0 turns it off). */
-void pci_autoload(void);
 
 #endif

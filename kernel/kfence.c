@@ -19,6 +19,7 @@
  * without any lock, as the graveyard does.
  */
 #include <kernel/kfence.h>
+#include <kernel/initcall.h>
 #include <kernel/errno.h>
 #include <kernel/bootparam.h>
 #include <kernel/cpu.h>
@@ -526,7 +527,7 @@ kfence_show(void)
 	        kfence_tags);
 }
 
-void
+static void
 kfence_init(void)
 {
 	size_t bytes = NSLOTS * (sizeof(*meta) + 2 * sizeof(*fifo));
@@ -562,3 +563,4 @@ kfence_init(void)
 	        "and module allocations\n",
 	        (unsigned)NSLOTS, kfence_pages, kfence_tags);
 }
+core_initcall(kfence_init);

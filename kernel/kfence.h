@@ -59,6 +59,5 @@ void kfence_flush(void);
 bool kfence_report(uintptr_t addr, const char *what);
 /* Status line for `meminfo`. */
 void kfence_show(void);
-void kfence_init(void);
 
 #endif

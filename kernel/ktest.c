@@ -4,6 +4,7 @@
  * Failure diagnostics are "#" lines before the case's result line.
  */
 #include <kernel/ktest.h>
+#include <kernel/initcall.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
 #include <kernel/cpu.h>
@@ -240,7 +241,7 @@ ktest_list(void)
 		kprintf("%-16s %d cases (module)\n", s->name, s->ncases);
 }
 
-void
+static void
 ktest_boot(void)
 {
 	char *names[16];
@@ -267,6 +268,7 @@ ktest_boot(void)
 	if (ktest_poweroff)
 		machine_exit(r == 0 ? EXIT_SUCCESS_CODE : EXIT_FAILURE_CODE);
 }
+late_initcall(ktest_boot);
 
 static int
 cmd_ktest(int argc, char **argv)

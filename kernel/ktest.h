@@ -86,7 +86,5 @@ void ktest_unregister(struct ktest_suite *s);
 /* Run suites by name (NULL or "all": every suite); prints KTAP.  Returns
  * the number of failed cases, or -ENOENT naming the unknown suite. */
 int ktest_run(int nnames, char **names);
-/* Run what the ktest= boot parameter asks for. */
-void ktest_boot(void);
 
 #endif

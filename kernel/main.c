@@ -1,6 +1,9 @@
 /*
  * kmain: bring the boot CPU from "paging just turned on" to a running
  * shell, in dependency order.  Each step may use only what came before.
+ * The core is set up here by name; everything above it (the module
+ * loader, buses, drivers, the network stack, boot-time tests) announces
+ * itself with an initcall (kernel/initcall.h), run by the init thread.
  */
 #include <kernel/cpu.h>
 #include <kernel/console.h>
@@ -17,15 +20,10 @@
 #include <kernel/timer.h>
 #include <kernel/work.h>
 #include <kernel/shell.h>
-#include <kernel/ktest.h>
 #include <kernel/smp.h>
 #include <kernel/rcu.h>
-#include <kernel/module.h>
+#include <kernel/initcall.h>
 #include <kernel/x86.h>
-#include <drivers/pci.h>
-#include <kernel/kfence.h>
-#include <net/core/netdevice.h>
-#include <net/ipv4/inet.h>
 
 extern char _kernel_end[];
 static struct thread idle0;
@@ -56,13 +54,8 @@ static void
 init_thread(void *arg)
 {
 	(void)arg;
-	kfence_init();
-	modules_init();
-	pci_init();
-	netdev_init();
-	inet_init();
-	pci_autoload();
-	ktest_boot();
+	/* Every subsystem, in initcall level order (kernel/initcall.h). */
+	do_initcalls();
 	shell_main(NULL);
 }
 

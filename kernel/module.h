@@ -192,9 +192,6 @@ struct module *module_by_addr(uintptr_t addr);
 extern int (*module_unload_policy)(struct module *mod, char *why, size_t size);
 extern int (*refs_show_hook)(const char *name);
 
-/* Boot: pre-allocate the module area's page tables, register hooks. */
-void modules_init(void);
-
 /* ---- declaring a module ------------------------------------------------ */
 
 #define __MODULE_CAT2(a, b) a##b

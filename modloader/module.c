@@ -11,6 +11,7 @@
  */
 #include <kernel/module.h>
 #include <kernel/bootparam.h>
+#include <kernel/initcall.h>
 #include <kernel/ksyms.h>
 #include <kernel/printk.h>
 #include <kernel/rcu.h>
@@ -39,6 +40,7 @@ modules_init(void)
 	}
 	mutex_unlock(&module_mutex);
 }
+postcore_initcall(modules_init);
 
 /* For entry points that may run before modules_init (tests). */
 void

@@ -48,6 +48,9 @@ extern struct mutex module_mutex;
 extern struct list_head modules;
 extern int keep_failed_init;
 struct module *module_find(const char *name); /* mutex held */
+/* Boot (postcore_initcall): the module area's page tables and the
+ * graveyard; modules_lazy_init for entry points that may run earlier. */
+void modules_init(void);
 void modules_lazy_init(void);
 
 /* area.c */

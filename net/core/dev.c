@@ -21,6 +21,7 @@
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
 #include <kernel/errno.h>
+#include <kernel/initcall.h>
 #include <kernel/kmalloc.h>
 #include <kernel/module.h>
 #include <kernel/mutex.h>
@@ -600,7 +601,7 @@ unregister_netdev(struct net_device *dev)
 }
 EXPORT_SYMBOL(unregister_netdev);
 
-void
+static void
 netdev_init(void)
 {
 	extern void napi_init(void);
@@ -608,3 +609,4 @@ netdev_init(void)
 	napi_init();
 	netdev_unload_init();
 }
+subsys_initcall(netdev_init);

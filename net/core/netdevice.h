@@ -305,8 +305,6 @@ int netdev_refs_show(const char *name);
 void rtnl_lock(void);
 void rtnl_unlock(void);
 
-void netdev_init(void);
-
 /* The `ip link` subcommand (net/cmd/cmd_ip.c), called by `ip`. */
 int ip_link_command(int argc, char **argv);
 

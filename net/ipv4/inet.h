@@ -285,7 +285,6 @@ void dhcp_show(void);
 int tftp_get(uint32_t server, const char *name, uint8_t **data, size_t *len,
              char *msg, size_t size);
 
-void inet_init(void);
 /* Runs every 100 ms in the "inet" thread. */
 void inet_thread_start(void);
 

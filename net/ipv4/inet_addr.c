@@ -15,6 +15,7 @@
 #include "net/ipv4/inet.h"
 #include "net/ipv4/ipv4_hdr.h"
 #include <kernel/errno.h>
+#include <kernel/initcall.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
 #include <kernel/spinlock.h>
@@ -264,7 +265,7 @@ inet_thread(void *arg)
 	}
 }
 
-void
+static void
 inet_init(void)
 {
 	route_init();
@@ -277,3 +278,4 @@ inet_init(void)
 	if (thread_create("inet", inet_thread, NULL, 0) == NULL)
 		pr_err("inet: cannot start the inet thread\n");
 }
+proto_initcall(inet_init);
