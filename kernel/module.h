@@ -183,14 +183,40 @@ struct module *module_get_by_name(const char *name);
 /* The module whose image contains addr, or NULL (no reference taken). */
 struct module *module_by_addr(uintptr_t addr);
 
-/* Policy hooks for layers above the module loader (set once at boot):
- *  - module_unload_policy: rmmod asks it first; nonzero (a -errno, with
- *    a reason in why) refuses the unload at once (refmode=pinned: EPERM).
- *  - refs_show_hook: `refs NAME` shows a non-module object (a network
- *    device) if it returns 0; -ENOENT if it has none of that name.  NULL
- *    name: show all of them after the modules. */
-extern int (*module_unload_policy)(struct module *mod, char *why, size_t size);
-extern int (*refs_show_hook)(const char *name);
+/* ---- hooks for the layers above the module loader ----------------------
+ *
+ * The loader knows nothing above it: a layer that must take part in
+ * rmmod or `refs` registers a hook.  Each list has any number of
+ * subscribers, called in registration order.  Register and unregister
+ * at any time, from thread context: unregister waits for a call in
+ * progress, so once it returns the hook's code and data may go (a module
+ * unregisters in its exit).  A hook must not register or unregister
+ * hooks (asserted).
+ *
+ * Unload policies: rmmod asks each one before anything else; the first
+ * nonzero result (a -errno, with a reason in why) refuses the unload at
+ * once (refmode=pinned: EPERM).  A policy runs with module_mutex held
+ * and the module LIVE (both asserted): it must not sleep on anything that
+ * waits for the loader (no insmod, rmmod or module_get_by_name).
+ *
+ * refs hooks: `refs NAME` asks each until one returns 0 (it showed an
+ * object of that name, a network device); -ENOENT means "none of that
+ * name".  `refs` with no name calls every hook with NULL after listing
+ * the modules.  A refs hook runs without module_mutex (asserted): it may
+ * sleep and take its own locks (rtnl). */
+struct module_unload_policy {
+	int (*check)(struct module *mod, char *why, size_t size);
+	struct list_head link; /* private to the loader */
+};
+void module_unload_policy_register(struct module_unload_policy *p);
+void module_unload_policy_unregister(struct module_unload_policy *p);
+
+struct refs_show_hook {
+	int (*show)(const char *name);
+	struct list_head link; /* private to the loader */
+};
+void refs_show_hook_register(struct refs_show_hook *h);
+void refs_show_hook_unregister(struct refs_show_hook *h);
 
 /* ---- declaring a module ------------------------------------------------ */
 

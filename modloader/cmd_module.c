@@ -254,8 +254,6 @@ COMMAND(modinfo, "modinfo NAME",
 
 /* ---- refs --------------------------------------------------------------- */
 
-int (*refs_show_hook)(const char *name);
-
 static void
 refs_one(struct module *mod)
 {
@@ -288,8 +286,8 @@ cmd_refs(int argc, char **argv)
 		return -EINVAL;
 	argc = a.argc;
 	argv = a.argv;
-	/* A network device of that name (refs_show_hook) comes first. */
-	if (argc == 2 && refs_show_hook != NULL && refs_show_hook(argv[1]) == 0)
+	/* A network device of that name (a refs hook) comes first. */
+	if (argc == 2 && refs_show_hooks(argv[1]) == 0)
 		return 0;
 	modules_lazy_init();
 	mutex_lock(&module_mutex);
@@ -303,8 +301,8 @@ cmd_refs(int argc, char **argv)
 		              "no such module or device");
 	}
 	mutex_unlock(&module_mutex);
-	if (argc == 1 && refs_show_hook != NULL)
-		refs_show_hook(NULL);
+	if (argc == 1)
+		refs_show_hooks(NULL);
 	return r;
 }
 COMMAND(refs, "refs [MODULE|DEV]",

@@ -9,6 +9,7 @@
  *   symbols.c    export tables, symbol resolution, dependencies
  *   params.c     module parameters (insmod NAME k=v)
  *   unload.c     rmmod: GOING, waiting, exit, grace period, unmap
+ *   hooks.c      unload policies and refs hooks of the layers above
  *   graveyard.c  symbol tables of unloaded modules, use-after-unload
  *                reports, backtrace symbolization
  *   cmd_*.c      the console commands
@@ -109,6 +110,12 @@ int module_read_modinfo(const struct elf_mod *em, const char **info,
  * be NULL) gets the module's own name. */
 int module_load(const char *name, int argc, char **argv, char *modname,
                 char *err, size_t errlen);
+/* hooks.c: call the hooks of kernel/module.h.  The policies: first
+ * nonzero wins (module_mutex held, mod LIVE).  The refs hooks: 0 if one
+ * showed name (NULL: all called), else -ENOENT (module_mutex not held). */
+int module_unload_policy_check(struct module *mod, char *why, size_t size);
+int refs_show_hooks(const char *name);
+
 #define RMMOD_NOWAIT 1
 #define RMMOD_FORCE  2
 #define RMMOD_QUIET  4 /* no success line */

@@ -38,8 +38,6 @@
 #define POLL_MS    10
 #define REASON_MAX 128
 
-int (*module_unload_policy)(struct module *mod, char *why, size_t size);
-
 static int
 rm_error(const char *name, int err, const char *msg)
 {
@@ -183,10 +181,8 @@ begin(struct module *mod, int flags)
 	case MODULE_STATE_GOING:
 		return rm_error(mod->name, -EBUSY, "already being unloaded");
 	}
-	if (module_unload_policy != NULL) {
-		int r;
-		why[0] = '\0';
-		r = module_unload_policy(mod, why, sizeof(why));
+	{
+		int r = module_unload_policy_check(mod, why, sizeof(why));
 		if (r < 0)
 			return rm_error(mod->name, r, why);
 	}

@@ -25,7 +25,7 @@
  * holds rmmod back (every dev_hold is a module reference).  refmode=legacy
  * does not wait at all (can_unload says yes at once): the 2.5.68 bug.
  * refmode=pinned never gets here: rmmod refuses first, through the
- * module loader's unload policy hook (netdev_unload_policy below).
+ * module loader's unload policy list (netdev_unload_policy below).
  */
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
@@ -120,7 +120,7 @@ netdev_module_resume(struct module *mod)
 }
 EXPORT_SYMBOL(netdev_module_resume);
 
-/* module_unload_policy (kernel/module.h): the 2002 summit's answer. */
+/* An unload policy (kernel/module.h): the 2002 summit's answer. */
 static int
 netdev_unload_policy(struct module *mod, char *why, size_t size)
 {
@@ -133,9 +133,16 @@ netdev_unload_policy(struct module *mod, char *why, size_t size)
 	return -EPERM;
 }
 
+static struct module_unload_policy netdev_policy = {
+    .check = netdev_unload_policy,
+};
+static struct refs_show_hook netdev_refs = {
+    .show = netdev_refs_show,
+};
+
 void
 netdev_unload_init(void)
 {
-	module_unload_policy = netdev_unload_policy;
-	refs_show_hook = netdev_refs_show;
+	module_unload_policy_register(&netdev_policy);
+	refs_show_hook_register(&netdev_refs);
 }
