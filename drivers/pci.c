@@ -193,18 +193,24 @@ pci_iomap(struct pci_dev *d, int n)
 }
 
 unsigned
-pci_find_capability(struct pci_dev *d, uint8_t id)
+pci_next_capability(struct pci_dev *d, unsigned pos, uint8_t id, int *ttl)
 {
 	unsigned off;
 
-	if (!(pci_read16(d, PCI_STATUS) & PCI_STATUS_CAP_LIST))
-		return 0;
-	off = pci_read8(d, PCI_CAP_PTR) & 0xfc;
-	/* A hostile device could make the list loop: 48 entries at most
-	 * fit in the 192 bytes after the header. */
-	for (int n = 0; n < 48 && off >= 0x40; n++) {
-		if (pci_read8(d, off) == id)
+	if (pos == 0) {
+		if (!(pci_read16(d, PCI_STATUS) & PCI_STATUS_CAP_LIST))
+			return 0;
+		off = pci_read8(d, PCI_CAP_PTR) & 0xfc;
+	} else {
+		off = pci_read8(d, pos + 1) & 0xfc;
+	}
+	/* Pointers below 0x40 end the list (they would point into the
+	 * header); the low two bits are reserved (sec. 6.7). */
+	for (; *ttl > 0 && off >= 0x40; (*ttl)--) {
+		if (pci_read8(d, off) == id) {
+			(*ttl)--;
 			return off;
+		}
 		off = pci_read8(d, off + 1) & 0xfc;
 	}
 	return 0;
@@ -448,7 +454,7 @@ EXPORT_SYMBOL(pci_disable_device);
 EXPORT_SYMBOL(pci_set_master);
 EXPORT_SYMBOL(pci_clear_master);
 EXPORT_SYMBOL(pci_iomap);
-EXPORT_SYMBOL(pci_find_capability);
+EXPORT_SYMBOL(pci_next_capability);
 EXPORT_SYMBOL(pci_register_driver);
 EXPORT_SYMBOL(pci_unregister_driver);
 

@@ -114,8 +114,15 @@ void pci_clear_master(struct pci_dev *d);
 /* A memory BAR's uncached mapping (made on first use, then kept), or
  * NULL if BAR n is not memory or cannot be mapped. */
 void *pci_iomap(struct pci_dev *d, int n);
-/* Offset of capability id (sec. 6.7) in config space, or 0. */
-unsigned pci_find_capability(struct pci_dev *d, uint8_t id);
+/* The capability list (PCI 3.0 sec. 6.7), the one walk every driver
+ * uses: the config-space offset of the next capability id after the one
+ * at pos (pos 0: the first), or 0 when there is none.  *ttl, set to
+ * PCI_CAP_TTL before the first call, bounds the whole walk, so a device
+ * whose list loops (hostile or broken) ends it after 48 entries, all
+ * that fit after the 64-byte header. */
+#define PCI_CAP_TTL 48
+unsigned pci_next_capability(struct pci_dev *d, unsigned pos, uint8_t id,
+                             int *ttl);
 
 /* 0, or -errno: -EINVAL for a malformed driver, -EEXIST if registered. */
 int pci_register_driver(struct pci_driver *drv);
@@ -124,6 +131,5 @@ void pci_unregister_driver(struct pci_driver *drv);
 struct pci_dev *pci_dev_at(int i); /* i from 0 until NULL */
 const struct pci_device_id *pci_match_id(const struct pci_device_id *ids,
                                          const struct pci_dev *d);
-
 
 #endif

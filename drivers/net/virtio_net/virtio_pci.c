@@ -106,38 +106,34 @@ cap_map(struct pci_dev *d, unsigned cap, uint32_t need)
 static int
 modern_init(struct virtio_pci *vp, struct pci_dev *d)
 {
-	unsigned off;
+	int ttl = PCI_CAP_TTL;
 
-	if (!(pci_read16(d, PCI_STATUS) & PCI_STATUS_CAP_LIST))
-		return -ENODEV;
-	off = pci_read8(d, PCI_CAP_PTR) & 0xfc;
-	for (int n = 0; n < 48 && off >= 0x40; n++) {
-		if (pci_read8(d, off) == PCI_CAP_ID_VNDR) {
-			switch (pci_read8(d, off + CAP_CFG_TYPE)) {
-			case CFG_COMMON:
-				if (vp->common == NULL)
-					vp->common = cap_map(d, off, C_LEN);
-				break;
-			case CFG_NOTIFY:
-				if (vp->notify == NULL) {
-					vp->notify = cap_map(d, off, 2);
-					vp->notify_mult = pci_read32(
-					    d, off + CAP_NOTIFY_MULT);
-					vp->notify_len =
-					    pci_read32(d, off + CAP_LENGTH);
-				}
-				break;
-			case CFG_ISR:
-				if (vp->isr == NULL)
-					vp->isr = cap_map(d, off, 1);
-				break;
-			case CFG_DEVICE:
-				if (vp->devcfg == NULL)
-					vp->devcfg = cap_map(d, off, 8);
-				break;
+	for (unsigned off = pci_next_capability(d, 0, PCI_CAP_ID_VNDR, &ttl);
+	     off != 0;
+	     off = pci_next_capability(d, off, PCI_CAP_ID_VNDR, &ttl)) {
+		switch (pci_read8(d, off + CAP_CFG_TYPE)) {
+		case CFG_COMMON:
+			if (vp->common == NULL)
+				vp->common = cap_map(d, off, C_LEN);
+			break;
+		case CFG_NOTIFY:
+			if (vp->notify == NULL) {
+				vp->notify = cap_map(d, off, 2);
+				vp->notify_mult =
+				    pci_read32(d, off + CAP_NOTIFY_MULT);
+				vp->notify_len =
+				    pci_read32(d, off + CAP_LENGTH);
 			}
+			break;
+		case CFG_ISR:
+			if (vp->isr == NULL)
+				vp->isr = cap_map(d, off, 1);
+			break;
+		case CFG_DEVICE:
+			if (vp->devcfg == NULL)
+				vp->devcfg = cap_map(d, off, 8);
+			break;
 		}
-		off = pci_read8(d, off + 1) & 0xfc;
 	}
 	if (vp->common == NULL || vp->notify == NULL || vp->isr == NULL ||
 	    vp->devcfg == NULL || vp->notify_mult > 4096)
