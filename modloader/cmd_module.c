@@ -15,6 +15,7 @@
 #include <kernel/waitq.h>
 #include <kernel/errno.h>
 #include "modloader/elf_mod.h"
+#include "modloader/load.h"
 #include "modloader/module_internal.h"
 
 #define ERR_MAX 200
@@ -28,17 +29,6 @@ mod_error(const char *cmd, const char *name, int err, const char *msg)
 
 /* ---- insmod ------------------------------------------------------------- */
 
-static const char *
-boot_module_loaded_as(const struct boot_module *bm)
-{
-	struct module *mod;
-
-	list_for_each_entry(mod, &modules, list)
-		if (strcmp(mod->file, bm->name) == 0)
-			return mod->name;
-	return NULL;
-}
-
 static int
 list_boot_modules(void)
 {
@@ -46,7 +36,7 @@ list_boot_modules(void)
 	kprintf("%-24s %8s  %s\n", "Boot module", "Bytes", "Loaded as");
 	for (int i = 0; i < boot_module_count(); i++) {
 		const struct boot_module *bm = boot_module_at(i);
-		const char *as = boot_module_loaded_as(bm);
+		const char *as = module_loaded_from(bm);
 		kprintf("%-24s %8u  %s\n", bm->name,
 		        (unsigned)(bm->end - bm->start), as != NULL ? as : "-");
 	}
@@ -75,7 +65,8 @@ cmd_insmod(int argc, char **argv)
 		return args_refuse(&a, "missing argument");
 	argc = a.argc;
 	argv = a.argv;
-	r = module_load(argv[1], argc - 2, argv + 2, name, err, sizeof(err));
+	r = module_load_by_name(argv[1], argc - 2, argv + 2, name, err,
+	                        sizeof(err));
 	if (r < 0)
 		return mod_error("insmod", argv[1], r, err);
 	mutex_lock(&module_mutex);
@@ -88,7 +79,8 @@ cmd_insmod(int argc, char **argv)
 	return 0;
 }
 COMMAND(insmod, "insmod NAME [k=v..] | insmod -l",
-        "load boot module NAME(.ko) with parameters; -l lists boot modules",
+        "load boot module NAME(.ko), or the one with alias NAME, with "
+        "parameters; -l lists boot modules",
         cmd_insmod);
 
 /* ---- rmmod -------------------------------------------------------------- */
@@ -144,17 +136,17 @@ COMMAND(lsmod, "lsmod", "loaded modules: size, refcount, state, used by",
 
 /* ---- modinfo ------------------------------------------------------------ */
 
+/* The strings were checked (elf_modinfo_check) when read from the file. */
 static void
 print_modinfo_strings(const char *p, uint32_t size)
 {
-	for (const char *end = p + size; p < end; p += strlen(p) + 1) {
-		const char *eq = strchr(p, '=');
-		if (*p == '\0' || eq == NULL)
-			continue;
-		kprintf("%.*s:%*s%s\n", (int)(eq - p), p,
-		        (int)(eq - p) < 12 ? 12 - (int)(eq - p) : 1, "",
-		        eq + 1);
-	}
+	struct elf_modinfo mi = {p, size};
+	struct elf_modinfo_entry e;
+	uint32_t pos = 0;
+
+	while (elf_modinfo_next(&mi, &pos, &e) == 1)
+		kprintf("%.*s:%*s%s\n", (int)e.keylen, e.key,
+		        e.keylen < 12 ? 12 - (int)e.keylen : 1, "", e.value);
 }
 
 /* A boot module that is not loaded: what its file says. */

@@ -33,6 +33,7 @@
 #ifndef MODLOADER_ELF_MOD_H
 #define MODLOADER_ELF_MOD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -186,5 +187,43 @@ int elf_mod_for_each_func(const struct elf_mod *m, elf_mod_sym_fn fn,
 
 /* Name of relocation type t ("R_386_PC32"), or NULL if unknown. */
 const char *elf_mod_reloc_name(unsigned int t);
+
+/* ---- .modinfo (elf_modinfo.c): the one reader of the "key=value" strings,
+ * for insmod, modinfo, and driver autoload by alias. ---------------------- */
+
+#define ELF_MODINFO_ENTRY_MAX 512 /* bytes of one entry, NUL excluded */
+
+struct elf_modinfo {
+	const char *data; /* the section (or the kernel's copy of it) */
+	uint32_t size;
+};
+
+struct elf_modinfo_entry {
+	const char *key; /* not NUL-terminated at the '=' */
+	uint32_t keylen;
+	const char *value; /* NUL-terminated */
+};
+
+/* Checks data[0..size) as .modinfo contents: not empty; the last byte is
+ * NUL, so no string runs past the end; every entry is "key=value" with a
+ * non-empty key and at most ELF_MODINFO_ENTRY_MAX bytes; NUL bytes between
+ * entries (alignment padding) are allowed.  0 with *mi set, or -ENOEXEC
+ * and one line in err. */
+int elf_modinfo_check(struct elf_modinfo *mi, const void *data, uint32_t size,
+                      char *err, size_t errlen);
+
+/* The .modinfo section of m, checked as above; -ENOEXEC if it has none.
+ * (CHECKED) */
+int elf_mod_modinfo(const struct elf_mod *m, struct elf_modinfo *mi, char *err,
+                    size_t errlen);
+
+/* The entry at or after *pos (start with 0): 1 with *e set and *pos
+ * moved past it, 0 at the end.  Only on what elf_modinfo_check accepted. */
+int elf_modinfo_next(const struct elf_modinfo *mi, uint32_t *pos,
+                     struct elf_modinfo_entry *e);
+
+/* Does mi have an entry key=value (exactly)? */
+bool elf_modinfo_has(const struct elf_modinfo *mi, const char *key,
+                     const char *value);
 
 #endif /* MODLOADER_ELF_MOD_H */

@@ -16,6 +16,7 @@ ML_TESTSRC := tests/modloader/unittest.c tests/lib/ktap.c \
 	tests/modloader/testutil.c tests/modloader/test_check.c \
 	tests/modloader/test_layout.c tests/modloader/test_reloc.c \
 	tests/modloader/test_lookup.c tests/modloader/test_ref.c \
+	tests/modloader/test_modinfo.c \
 	tests/modloader/pipeline.c
 ML_FUZZSRC := tests/modloader/fuzz.c tests/modloader/pipeline.c
 

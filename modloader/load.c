@@ -90,59 +90,44 @@ valid_modname(const char *s, size_t len)
 	return true;
 }
 
-/* Checks: a .modinfo section exists and ends with NUL; every entry is
- * "key=value"; there is a name= entry, a valid module name (letters,
- * digits, _ and -, under 32 bytes), and every name= entry agrees. */
+/* Checks (beyond elf_modinfo_check's): there is a name= entry, a valid
+ * module name (letters, digits, _ and -, under 32 bytes), and every
+ * name= entry agrees. */
 int
 module_read_modinfo(const struct elf_mod *em, const char **info, uint32_t *size,
                     char *name, char *err, size_t errlen)
 {
-	int idx = elf_mod_find_section(em, ".modinfo");
-	const char *p, *end;
+	struct elf_modinfo mi;
+	struct elf_modinfo_entry e;
+	uint32_t pos = 0;
+	int r;
 
 	name[0] = '\0';
-	if (idx < 0) {
-		snprintf(err, errlen,
-		         "no .modinfo section: not built as a "
-		         "module (include kernel/module.h, "
-		         "define KBUILD_MODNAME)");
-		return -ENOEXEC;
-	}
-	p = elf_mod_section_data(em, (unsigned)idx, size);
-	if (p == NULL || *size == 0 || p[*size - 1] != '\0') {
-		snprintf(err, errlen, ".modinfo is empty or not terminated");
-		return -ENOEXEC;
-	}
-	*info = p;
-	for (end = p + *size; p < end; p += strlen(p) + 1) {
-		const char *eq;
-		if (*p == '\0')
-			continue; /* alignment padding between entries */
-		eq = strchr(p, '=');
-		if (eq == NULL || eq == p) {
-			snprintf(err, errlen,
-			         ".modinfo entry '%.40s' is not key=value", p);
-			return -ENOEXEC;
-		}
-		if (eq - p != 4 || strncmp(p, "name", 4) != 0)
+	r = elf_mod_modinfo(em, &mi, err, errlen);
+	if (r != 0)
+		return r;
+	while (elf_modinfo_next(&mi, &pos, &e) == 1) {
+		if (e.keylen != 4 || strncmp(e.key, "name", 4) != 0)
 			continue;
-		if (!valid_modname(eq + 1, strlen(eq + 1))) {
+		if (!valid_modname(e.value, strlen(e.value))) {
 			snprintf(err, errlen,
-			         ".modinfo: bad module name '%.40s'", eq + 1);
+			         ".modinfo: bad module name '%.40s'", e.value);
 			return -ENOEXEC;
 		}
-		if (name[0] != '\0' && strcmp(name, eq + 1) != 0) {
+		if (name[0] != '\0' && strcmp(name, e.value) != 0) {
 			snprintf(err, errlen,
 			         ".modinfo names the module twice: %s and %s",
-			         name, eq + 1);
+			         name, e.value);
 			return -ENOEXEC;
 		}
-		strlcpy(name, eq + 1, MODULE_NAME_LEN);
+		strlcpy(name, e.value, MODULE_NAME_LEN);
 	}
 	if (name[0] == '\0') {
 		snprintf(err, errlen, ".modinfo has no name= entry");
 		return -ENOEXEC;
 	}
+	*info = mi.data;
+	*size = mi.size;
 	return 0;
 }
 

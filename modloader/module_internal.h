@@ -6,6 +6,7 @@
  *   refcount.c   the two refcount implementations (modref=percpu|atomic)
  *   area.c       the module area: address allocation and page mapping
  *   load.c       the insmod pipeline
+ *   byname.c     which file a name or alias means (modloader/load.h)
  *   symbols.c    export tables, symbol resolution, dependencies
  *   params.c     module parameters (insmod NAME k=v)
  *   unload.c     rmmod: GOING, waiting, exit, grace period, unmap
@@ -108,6 +109,10 @@ int module_read_modinfo(const struct elf_mod *em, const char **info,
                         uint32_t *size, char *name, char *err, size_t errlen);
 /* Load boot module name; on success modname (MODULE_NAME_LEN bytes, may
  * be NULL) gets the module's own name. */
+/* byname.c: the name of the loaded module that came from bm, or NULL
+ * (module_mutex held). */
+struct boot_module;
+const char *module_loaded_from(const struct boot_module *bm);
 int module_load(const char *name, int argc, char **argv, char *modname,
                 char *err, size_t errlen);
 /* hooks.c: call the hooks of kernel/module.h.  The policies: first

@@ -14,29 +14,35 @@
 #include <kernel/page_alloc.h>
 #include <kernel/string.h>
 #include "modloader/module_internal.h"
-#include "modloader/netload.h"
+#include "modloader/load.h"
 
 #define NETLOAD_MAX (4u << 20) /* 4 MiB: far more than any module here */
 
 static DEFINE_MUTEX(netload_mutex);
 
-/* 0, -EEXIST (a boot module of that name), -EFBIG, -ENOMEM, -EINVAL
- * (bad name). */
 int
-module_add_buffer(const char *name, const void *data, size_t size)
+module_add_buffer(const char *name, const void *data, size_t size, char *err,
+                  size_t errlen)
 {
 	unsigned npages;
 	void *copy;
 	int r;
 
 	if (name[0] == '\0' || strlen(name) >= BOOT_MODULE_NAME_MAX ||
-	    strchr(name, '/') != NULL)
+	    strchr(name, '/') != NULL) {
+		snprintf(err, errlen, "bad module file name '%.40s'", name);
 		return -EINVAL;
-	if (size == 0 || size > NETLOAD_MAX)
+	}
+	if (size == 0 || size > NETLOAD_MAX) {
+		snprintf(err, errlen, "%s: %zu bytes (1 to %u)", name, size,
+		         NETLOAD_MAX);
 		return -EFBIG;
+	}
 	npages = (unsigned)((size + 4095) / 4096);
 	mutex_lock(&netload_mutex);
 	if (boot_module_find(name) != NULL) {
+		snprintf(err, errlen, "a module file named %s exists already",
+		         name);
 		r = -EEXIST;
 		goto out;
 	}
@@ -45,31 +51,18 @@ module_add_buffer(const char *name, const void *data, size_t size)
 	copy = alloc_pages(npages, "netload");
 	if (copy == NULL) {
 		r = -ENOMEM;
-		goto out;
+		goto nomem;
 	}
 	memcpy(copy, data, size);
 	r = boot_module_add(name, V2P(copy), V2P(copy) + size);
-	if (r != 0)
+	if (r != 0) {
 		free_pages(copy, npages);
+		goto nomem;
+	}
 out:
 	mutex_unlock(&netload_mutex);
 	return r;
-}
-
-int
-module_load_buffer(const char *name, const void *data, size_t size, int argc,
-                   char **argv, char *modname, char *err, size_t errlen)
-{
-	int r = module_add_buffer(name, data, size);
-
-	if (r == -EEXIST) {
-		snprintf(err, errlen, "a module file named %s exists already",
-		         name);
-		return r;
-	}
-	if (r != 0) {
-		snprintf(err, errlen, "cannot keep %s (%zu bytes)", name, size);
-		return r;
-	}
-	return module_load(name, argc, argv, modname, err, errlen);
+nomem:
+	snprintf(err, errlen, "cannot keep %s (%zu bytes)", name, size);
+	goto out;
 }

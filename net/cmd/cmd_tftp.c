@@ -12,7 +12,7 @@
  * Without a server, 10.0.2.2 (QEMU user networking's host address).
  */
 #include "net/ipv4/inet.h"
-#include "modloader/netload.h"
+#include "modloader/load.h"
 #include <kernel/args.h>
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
@@ -95,9 +95,12 @@ cmd_tftp(int argc, char **argv)
 		kfree(data);
 		return cmd_error("tftp", -ENOEXEC, "%s is empty", name);
 	}
-	r = module_load_buffer(base_name(name), data, len, argc - 3, argv + 3,
-	                       modname, err, sizeof(err));
+	/* Kept as a boot module, then loaded by name like `insmod`. */
+	r = module_add_buffer(base_name(name), data, len, err, sizeof(err));
 	kfree(data);
+	if (r == 0)
+		r = module_load_by_name(base_name(name), argc - 3, argv + 3,
+		                        modname, err, sizeof(err));
 	if (r != 0)
 		return cmd_error("tftp", r, "insmod %s: %s", base_name(name),
 		                 err);

@@ -82,6 +82,8 @@ check_sym(void *ctx, const struct elf_mod_sym *s)
 	return 0;
 }
 
+static void check_modinfo(const struct elf_mod *m);
+
 static void
 check_loaded(const struct elf_mod *m)
 {
@@ -120,6 +122,28 @@ check_loaded(const struct elf_mod *m)
 	if (elf_mod_section_addr(m, ".text", &addr, &size) == 0)
 		check(addr >= m->base, ".text address");
 	elf_mod_find_symbol(m, "init_module", &sym);
+	check_modinfo(m);
+}
+
+/* What the .modinfo reader accepts, it walks inside the section. */
+static void
+check_modinfo(const struct elf_mod *m)
+{
+	struct elf_modinfo mi;
+	struct elf_modinfo_entry e;
+	uint32_t pos = 0;
+	char err[96];
+
+	if (elf_mod_modinfo(m, &mi, err, sizeof(err)) != 0) {
+		check(memchr(err, '\0', sizeof(err)) != NULL && err[0] != '\0',
+		      "modinfo refusal explained");
+		return;
+	}
+	while (elf_modinfo_next(&mi, &pos, &e) == 1)
+		check(e.key >= mi.data &&
+		          e.value + strlen(e.value) < mi.data + mi.size,
+		      "modinfo entry inside the section");
+	elf_modinfo_has(&mi, "alias", "pci:v00008086d0000100E");
 }
 
 int

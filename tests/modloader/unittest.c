@@ -6,14 +6,14 @@
 #include "tests/lib/ktap.h"
 
 extern const struct kt_suite check_suite, layout_suite, reloc_suite,
-    lookup_suite, pipeline_suite, ref_suite;
+    lookup_suite, pipeline_suite, ref_suite, modinfo_suite;
 
 int
 main(void)
 {
 	static const struct kt_suite *const suites[] = {
-	    &check_suite,  &layout_suite,   &reloc_suite,
-	    &lookup_suite, &pipeline_suite, &ref_suite,
+	    &check_suite,    &layout_suite, &reloc_suite,   &lookup_suite,
+	    &pipeline_suite, &ref_suite,    &modinfo_suite,
 	};
 
 	return kt_run(suites, sizeof(suites) / sizeof(suites[0]));
