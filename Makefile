@@ -115,7 +115,12 @@ $(HOSTBIN)/mkinitrd: scripts/mkinitrd.c scripts/newc_write.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ scripts/mkinitrd.c scripts/newc_write.c
 
-host: $(HOSTBIN)/mkksyms $(HOSTBIN)/mkinitrd
+# Every #include points down a layer (tests/scenarios/layercheck.scn).
+$(HOSTBIN)/layercheck: scripts/layercheck.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
+
+host: $(HOSTBIN)/mkksyms $(HOSTBIN)/mkinitrd $(HOSTBIN)/layercheck
 
 # tshark audits every capture; iproute2 and iputils-ping serve the tap
 # backend's network namespaces (docs/harness.md).

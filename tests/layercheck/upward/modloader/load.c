@@ -1,0 +1,3 @@
+/* Allowed: the loader on the core. */
+#include <kernel/module.h>
+#include "modloader/module_internal.h"
