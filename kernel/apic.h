@@ -20,7 +20,6 @@ void lapic_eoi(void);
 void lapic_send_ipi(int apic_id, int vector, bool nmi);
 void lapic_send_init(int apic_id);
 void lapic_send_startup(int apic_id, uint32_t trampoline_phys);
-bool lapic_present(void);
 
 int ioapic_init(void); /* takes over from the 8259s */
 extern const struct irq_chip ioapic_chip;

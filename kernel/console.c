@@ -26,7 +26,6 @@ static DEFINE_SPINLOCK(console_out_lock);
 static DEFINE_SPINLOCK(console_in_lock);
 static uint8_t ring[RING_SIZE];
 static unsigned ring_head, ring_tail; /* head: next write; tail: next read */
-static uint64_t dropped;
 static struct thread *foreground;
 static DEFINE_WAITQ(input_wq);
 
@@ -62,9 +61,7 @@ console_input(uint8_t byte)
 		thread_signal(foreground);
 	} else if (ring_head - ring_tail < RING_SIZE) {
 		ring[ring_head++ % RING_SIZE] = byte;
-	} else {
-		dropped++;
-	}
+	} /* else dropped: the ring is full */
 	spin_unlock(&console_in_lock);
 	wake_up(&input_wq);
 }
@@ -96,12 +93,6 @@ console_set_foreground(struct thread *t)
 	if (t != NULL && ring_take(CTRL_C))
 		thread_signal(t);
 	spin_unlock_irqrestore(&console_in_lock, f);
-}
-
-uint64_t
-console_dropped_bytes(void)
-{
-	return dropped;
 }
 
 static bool

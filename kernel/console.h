@@ -34,7 +34,6 @@ void console_readline(struct console_line *line);
  * Ctrl-C already typed ahead (after Enter, before the command started)
  * is delivered to the new foreground thread at once. */
 void console_set_foreground(struct thread *t);
-uint64_t console_dropped_bytes(void);
 
 void uart_init(void);
 void uart_putc(char c);

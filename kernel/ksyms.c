@@ -49,15 +49,6 @@ ksym_lookup(uintptr_t addr, struct sym_info *si)
 	return -ENOENT;
 }
 
-uintptr_t
-ksym_address(const char *name)
-{
-	for (uint32_t i = 0; i < __ksyms_count; i++)
-		if (strcmp(__ksyms_names + __ksyms_offsets[i], name) == 0)
-			return __ksyms_addrs[i];
-	return 0;
-}
-
 void
 ksym_format(uintptr_t addr, char *buf, size_t size)
 {

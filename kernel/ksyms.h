@@ -19,8 +19,6 @@ struct sym_info {
 
 /* Fill *si for addr; returns 0 or -ENOENT. */
 int ksym_lookup(uintptr_t addr, struct sym_info *si);
-/* Address of a kernel symbol by name, or 0. */
-uintptr_t ksym_address(const char *name);
 /* Format "name+0xoff/0xsize [module]" into buf. */
 void ksym_format(uintptr_t addr, char *buf, size_t size);
 

@@ -48,12 +48,6 @@ wr(uint32_t reg, uint32_t v)
 	(void)lapic[LAPIC_ID / 4]; /* wait for the write to land */
 }
 
-bool
-lapic_present(void)
-{
-	return lapic != NULL;
-}
-
 void
 lapic_init(uint32_t phys)
 {

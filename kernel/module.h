@@ -178,8 +178,6 @@ struct module_guarded_call {
 };
 void module_guarded_thread(void *call);
 
-/* Find a LIVE module by name and take a reference (NULL if none). */
-struct module *module_get_by_name(const char *name);
 /* The module whose image contains addr, or NULL (no reference taken). */
 struct module *module_by_addr(uintptr_t addr);
 
@@ -197,7 +195,7 @@ struct module *module_by_addr(uintptr_t addr);
  * nonzero result (a -errno, with a reason in why) refuses the unload at
  * once (refmode=pinned: EPERM).  A policy runs with module_mutex held
  * and the module LIVE (both asserted): it must not sleep on anything that
- * waits for the loader (no insmod, rmmod or module_get_by_name).
+ * waits for module_mutex (no insmod, rmmod or module lookup).
  *
  * refs hooks: `refs NAME` asks each until one returns 0 (it showed an
  * object of that name, a network device); -ENOENT means "none of that

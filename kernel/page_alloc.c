@@ -178,9 +178,3 @@ pages_free(void)
 {
 	return nfree;
 }
-
-uintptr_t
-ram_top_phys(void)
-{
-	return nframes * PAGE_SIZE;
-}

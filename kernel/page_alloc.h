@@ -29,6 +29,5 @@ int page_is_allocated(uintptr_t pa);
 
 size_t pages_total(void);
 size_t pages_free(void);
-uintptr_t ram_top_phys(void);
 
 #endif

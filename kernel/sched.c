@@ -413,8 +413,3 @@ msleep_interruptible(unsigned ms)
 {
 	return sleep_until(now_ms() + ms, true);
 }
-
-void
-sched_init(void)
-{
-}

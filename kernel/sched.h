@@ -40,7 +40,6 @@ struct thread {
 
 #define STACK_MAGIC 0x57ac4bad
 
-void sched_init(void);
 /* Make the calling boot context this CPU's idle thread. */
 void sched_init_cpu_idle(struct thread *idle, const char *name);
 /* cpu -1: pick one round-robin among online CPUs. */

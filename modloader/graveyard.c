@@ -169,14 +169,6 @@ module_resolver(uintptr_t addr, struct sym_info *si)
 	return -ENOENT;
 }
 
-int
-module_sym_lookup(struct module *mod, uintptr_t addr,
-                  const struct module_sym **sym)
-{
-	*sym = sym_find(mod->symtab, mod->nsymtab, addr);
-	return *sym != NULL ? 0 : -ENOENT;
-}
-
 /* What part of a module's range addr is in. */
 static void
 describe_place(uintptr_t addr, uintptr_t area, uintptr_t base, uint32_t size,

@@ -61,19 +61,6 @@ module_find(const char *name)
 	return NULL;
 }
 
-struct module *
-module_get_by_name(const char *name)
-{
-	struct module *mod;
-
-	mutex_lock(&module_mutex);
-	mod = module_find(name);
-	if (mod != NULL && !try_module_get(mod))
-		mod = NULL;
-	mutex_unlock(&module_mutex);
-	return mod;
-}
-
 /* Caller is in a read-side section or holds module_mutex. */
 struct module *
 module_by_addr(uintptr_t addr)
@@ -87,5 +74,3 @@ module_by_addr(uintptr_t addr)
 			return mod;
 	return NULL;
 }
-
-EXPORT_SYMBOL(module_get_by_name);

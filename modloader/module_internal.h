@@ -135,7 +135,5 @@ void module_teardown_locked(struct module *mod);
 /* graveyard.c */
 void graveyard_add(const struct module *mod);
 void graveyard_init(void);
-int module_sym_lookup(struct module *mod, uintptr_t addr,
-                      const struct module_sym **sym);
 
 #endif
