@@ -193,27 +193,41 @@ pci_iomap(struct pci_dev *d, int n)
 }
 
 unsigned
-pci_next_capability(struct pci_dev *d, unsigned pos, uint8_t id, int *ttl)
+pci_cap_walk(uint8_t (*read8)(void *ctx, unsigned off), void *ctx, unsigned pos,
+             uint8_t id, int *ttl)
 {
 	unsigned off;
 
 	if (pos == 0) {
-		if (!(pci_read16(d, PCI_STATUS) & PCI_STATUS_CAP_LIST))
+		/* CAP_LIST is in STATUS's low byte. */
+		if (!(read8(ctx, PCI_STATUS) & PCI_STATUS_CAP_LIST))
 			return 0;
-		off = pci_read8(d, PCI_CAP_PTR) & 0xfc;
+		off = read8(ctx, PCI_CAP_PTR) & 0xfc;
 	} else {
-		off = pci_read8(d, pos + 1) & 0xfc;
+		off = read8(ctx, pos + 1) & 0xfc;
 	}
 	/* Pointers below 0x40 end the list (they would point into the
 	 * header); the low two bits are reserved (sec. 6.7). */
 	for (; *ttl > 0 && off >= 0x40; (*ttl)--) {
-		if (pci_read8(d, off) == id) {
+		if (read8(ctx, off) == id) {
 			(*ttl)--;
 			return off;
 		}
-		off = pci_read8(d, off + 1) & 0xfc;
+		off = read8(ctx, off + 1) & 0xfc;
 	}
 	return 0;
+}
+
+static uint8_t
+dev_read8(void *d, unsigned off)
+{
+	return pci_read8(d, off);
+}
+
+unsigned
+pci_next_capability(struct pci_dev *d, unsigned pos, uint8_t id, int *ttl)
+{
+	return pci_cap_walk(dev_read8, d, pos, id, ttl);
 }
 
 /* ---- scanning -------------------------------------------------------- */

@@ -121,6 +121,9 @@ void *pci_iomap(struct pci_dev *d, int n);
  * whose list loops (hostile or broken) ends it after 48 entries, all
  * that fit after the 64-byte header. */
 #define PCI_CAP_TTL 48
+/* The walk over any reader of config space (a test's fake one). */
+unsigned pci_cap_walk(uint8_t (*read8)(void *ctx, unsigned off), void *ctx,
+                      unsigned pos, uint8_t id, int *ttl);
 unsigned pci_next_capability(struct pci_dev *d, unsigned pos, uint8_t id,
                              int *ttl);
 
