@@ -142,10 +142,11 @@ guest_start(struct guest *g, const struct qemu_opts *o, const char *kernel)
 	return 0;
 }
 
-/* Read until the prompt (prompt != 0) or QEMU's end of output.  Returns
+/* Read until the prompt (prompt != 0), until the output since the last
+ * command holds want (want != NULL), or QEMU's end of output.  Returns
  * the time it came (ms since the start), or -1. */
 static double
-guest_wait(struct guest *g, int prompt)
+guest_read(struct guest *g, int prompt, const char *want)
 {
 	char buf[4096];
 	double limit = now_ms() + LIMIT_MS;
@@ -180,20 +181,37 @@ guest_wait(struct guest *g, int prompt)
 			if (prompt && strcmp(g->tail, PROMPT) == 0)
 				return now_ms() - g->t0;
 		}
+		if (want != NULL && strstr(g->text, want) != NULL)
+			return now_ms() - g->t0;
 	}
+}
+
+static double
+guest_wait(struct guest *g, int prompt)
+{
+	return guest_read(g, prompt, NULL);
+}
+
+/* Type a command and return at once. */
+static int
+guest_send(struct guest *g, const char *cmd)
+{
+	size_t n = strlen(cmd);
+
+	g->len = 0;
+	g->text[0] = '\0';
+	if (write(g->in, cmd, n) != (ssize_t)n || write(g->in, "\n", 1) != 1)
+		return -1;
+	return 0;
 }
 
 /* Type a command; the time until the next prompt in ms, or -1. */
 static double
 guest_type(struct guest *g, const char *cmd)
 {
-	size_t n = strlen(cmd);
-	double t;
+	double t = now_ms();
 
-	g->len = 0;
-	g->text[0] = '\0';
-	t = now_ms();
-	if (write(g->in, cmd, n) != (ssize_t)n || write(g->in, "\n", 1) != 1)
+	if (guest_send(g, cmd) < 0)
 		return -1;
 	return guest_wait(g, 1) < 0 ? -1 : now_ms() - t;
 }
@@ -394,12 +412,97 @@ udp_rounds(int port, double secs, int *lost)
 	return n;
 }
 
+/* Echo 64-byte datagrams with up to window of them in flight for secs
+ * seconds: the rate the path sustains when it is never idle.  A
+ * datagram not answered within 200 ms counts as lost and the window is
+ * filled again.  Returns the number of echoes. */
+static int
+udp_window(int port, double secs, int window, int *lost)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+	unsigned char out[64], in[128];
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), n = 0, out_now = 0;
+	double end = 0, limit = now_ms() + 5000;
+	uint32_t seq = 0;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		perror("bench-boot: udp socket");
+		return -1;
+	}
+	*lost = 0;
+	memset(out, 0x5a, sizeof(out));
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+
+		while (out_now < window) {
+			seq++;
+			memcpy(out, &seq, sizeof(seq));
+			if (send(fd, out, sizeof(out), 0) != sizeof(out))
+				break;
+			out_now++;
+		}
+		if (poll(&p, 1, 200) <= 0) {
+			*lost += out_now;
+			out_now = 0;
+			if (end == 0 ? now_ms() > limit : *lost > 100 * window)
+				break;
+		} else if (recv(fd, in, sizeof(in), 0) == sizeof(out)) {
+			out_now -= out_now > 0;
+			if (end == 0) /* the first echo: start counting */
+				end = now_ms() + secs * 1e3;
+			else
+				n++;
+		}
+		if (end != 0 && now_ms() >= end)
+			break;
+	}
+	close(fd);
+	return n;
+}
+
+#define UDP_WINDOW 16
+
+/* One phase of the UDP figure through the guest as it is now: one at a
+ * time (round trips) or windowed (frames). */
+static int
+udp_phase(const char *driver, const char *append, const char *what, int port,
+          double secs, int windowed)
+{
+	int n, lost;
+
+	if (!windowed) {
+		n = udp_rounds(port, secs, &lost);
+		if (n <= 0)
+			return -1;
+		printf("bench: %s: %s (%s): %d round trips in %.1f s, %.0f/s, "
+		       "lost %d;",
+		       what, driver, append, n, secs, n / secs, lost);
+		print_dist("rtt", rtt, n);
+		printf("\n");
+		return 0;
+	}
+	n = udp_window(port, secs, UDP_WINDOW, &lost);
+	if (n <= 0)
+		return -1;
+	/* Each echo is one frame in through the driver and one out. */
+	printf("bench: udp-frames: %s (%s): %s window %d: %d echoes in %.1f "
+	       "s, %.0f echoes/s, %.0f frames/s, lost %d\n",
+	       driver, append, what, UDP_WINDOW, n, secs, n / secs,
+	       2 * n / secs, lost);
+	return 0;
+}
+
+/* The packet path through the stack (udpecho) and through the raw
+ * bounce loop (bench bounce), in one boot, with the same host client:
+ * stack and bounce one at a time, then bounce and stack windowed (ABBA,
+ * so a drifting load hits both alike). */
 static int
 bench_udp(struct qemu_opts *o, const char *kernel, const char *driver,
           double secs)
 {
 	char nic[128], cmd[64], ok[64];
-	int port = free_udp_port(), n, lost;
+	int port = free_udp_port();
 	struct guest g;
 
 	if (port < 0 || o->nextra > 6)
@@ -418,15 +521,21 @@ bench_udp(struct qemu_opts *o, const char *kernel, const char *driver,
 	    strstr(g.text, "bound") == NULL || guest_type(&g, "udpecho") < 0 ||
 	    strstr(g.text, "listening") == NULL)
 		goto fail;
-	n = udp_rounds(port, secs, &lost);
-	if (n <= 0)
+	if (udp_phase(driver, o->append, "udp", port, secs, 0) < 0 ||
+	    guest_type(&g, "bench bounce eth0 on") < 0 ||
+	    strstr(g.text, "bench: bounce: eth0 on") == NULL ||
+	    udp_phase(driver, o->append, "udp-bounce", port, secs, 0) < 0 ||
+	    udp_phase(driver, o->append, "bounce", port, secs, 1) < 0 ||
+	    guest_type(&g, "bench bounce eth0 off") < 0 ||
+	    strstr(g.text, "bench: bounce: eth0 off") == NULL)
+		goto fail;
+	printf("bench: udp-bounced: %s (%s): %.*s\n", driver, o->append,
+	       (int)strcspn(strstr(g.text, "bench: bounce:"), "\r\n"),
+	       strstr(g.text, "bench: bounce:"));
+	if (udp_phase(driver, o->append, "stack", port, secs, 1) < 0)
 		goto fail;
 	guest_end(&g, 1);
-	printf("bench: udp: %s (%s): %d round trips in %.1f s, %.0f/s, lost "
-	       "%d;",
-	       driver, o->append, n, secs, n / secs, lost);
-	print_dist("rtt", rtt, n);
-	printf("\n");
+	fflush(stdout);
 	return 0;
 fail:
 	fprintf(stderr, "bench-boot: udp %s: unexpected answer: %s\n", driver,
