@@ -544,14 +544,262 @@ fail:
 	return 1;
 }
 
+/* A TCP socket listening on 127.0.0.1 (port 0: any), its port in *port. */
+static int
+tcp_listener(int *port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(fd, 64) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
+		perror("bench-boot: tcp listener");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static int
+free_tcp_port(void)
+{
+	int port, fd = tcp_listener(&port);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return port;
+}
+
+/* tcp.ko's test pattern (docs/commands.md): byte i = (i * 7) ^ (i >> 10). */
+static void
+pattern(unsigned char *buf, uint64_t off, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (unsigned char)(((off + i) * 7) ^ ((off + i) >> 10));
+}
+
+/* In a child: accept one connection on lfd, read to the end checking the
+ * pattern, and write "SECONDS BYTES BAD" to fd out (time from the
+ * accept to the end of the stream). */
+static void
+tcp_sink(int lfd, int out)
+{
+	unsigned char buf[65536], want[65536];
+	uint64_t got = 0, bad = 0;
+	double t0;
+	char line[96];
+	int fd = accept(lfd, NULL, NULL);
+	ssize_t r;
+
+	t0 = now_ms();
+	while (fd >= 0 && (r = read(fd, buf, sizeof(buf))) > 0) {
+		pattern(want, got, (size_t)r);
+		if (memcmp(buf, want, (size_t)r) != 0)
+			bad++;
+		got += (uint64_t)r;
+	}
+	snprintf(line, sizeof(line), "%.6f %llu %llu\n", (now_ms() - t0) / 1e3,
+	         (unsigned long long)got, (unsigned long long)bad);
+	if (write(out, line, strlen(line)) < 0)
+		_exit(1);
+	_exit(0);
+}
+
+/* Connect to 127.0.0.1:port, send bytes of the pattern, half close, wait
+ * for the peer's close: the seconds it took, or -1. */
+static double
+tcp_source(int port, uint64_t bytes)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+	unsigned char buf[65536];
+	uint64_t sent = 0;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	double t0;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		perror("bench-boot: tcp connect");
+		return -1;
+	}
+	t0 = now_ms();
+	while (sent < bytes) {
+		size_t n =
+		    bytes - sent < sizeof(buf) ? bytes - sent : sizeof(buf);
+		ssize_t w;
+
+		pattern(buf, sent, n);
+		w = write(fd, buf, n);
+		if (w <= 0) {
+			perror("bench-boot: tcp write");
+			close(fd);
+			return -1;
+		}
+		sent += (uint64_t)w;
+	}
+	shutdown(fd, SHUT_WR);
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+	return (now_ms() - t0) / 1e3;
+}
+
+static double tx_mbit[MAX_RUNS], rx_mbit[MAX_RUNS];
+
+/* TCP bulk both ways through one NIC, rounds alternating direction:
+ * tcp.ko's tcpbulk to a host sink (guest->host) and a host source to
+ * tcplisten through a hostfwd (host->guest); host clock, pattern checked
+ * at both ends. */
+static int
+bench_tcp(struct qemu_opts *o, const char *kernel, const char *driver,
+          uint64_t bytes, int rounds)
+{
+	char nic[128], cmd[96], ok[64], res[96] = "";
+	int hport = free_tcp_port(), lport, lfd = tcp_listener(&lport);
+	const char *p;
+	struct guest g;
+
+	if (hport < 0 || lfd < 0 || o->nextra > 6)
+		return 1;
+	snprintf(
+	    nic, sizeof(nic), "user,model=%s,hostfwd=tcp:127.0.0.1:%d-:5001",
+	    strcmp(driver, "e1000") == 0 ? "e1000" : "virtio-net-pci", hport);
+	o->extra[o->nextra++] = "-nic";
+	o->extra[o->nextra++] = nic;
+	snprintf(cmd, sizeof(cmd), "insmod %s", driver);
+	snprintf(ok, sizeof(ok), "insmod: %s: loaded", driver);
+	if (guest_start(&g, o, kernel) < 0)
+		return 1;
+	if (guest_wait(&g, 1) < 0 || guest_type(&g, cmd) < 0 ||
+	    strstr(g.text, ok) == NULL || guest_type(&g, "dhcp eth0") < 0 ||
+	    strstr(g.text, "bound") == NULL ||
+	    guest_type(&g, "insmod tcp") < 0 ||
+	    strstr(g.text, "insmod: tcp: loaded") == NULL)
+		goto fail;
+	for (int i = 0; i < rounds; i++) {
+		int pfd[2], status;
+		double secs;
+		unsigned long long got, bad;
+		pid_t pid;
+		ssize_t r;
+
+		/* guest -> host */
+		if (pipe(pfd) < 0)
+			goto fail;
+		pid = fork();
+		if (pid == 0) {
+			close(pfd[0]);
+			tcp_sink(lfd, pfd[1]);
+		}
+		close(pfd[1]);
+		snprintf(cmd, sizeof(cmd), "tcpbulk 10.0.2.2 %d %llu", lport,
+		         (unsigned long long)bytes);
+		if (pid < 0 || guest_type(&g, cmd) < 0 ||
+		    (p = strstr(g.text, "tcpbulk: sent ")) == NULL) {
+			if (pid > 0)
+				kill(pid, SIGKILL);
+			goto fail;
+		}
+		r = read(pfd[0], res, sizeof(res) - 1);
+		close(pfd[0]);
+		waitpid(pid, &status, 0);
+		res[r > 0 ? r : 0] = '\0';
+		if (sscanf(res, "%lf %llu %llu", &secs, &got, &bad) != 3 ||
+		    got != bytes || bad != 0 || secs <= 0) {
+			fprintf(stderr, "bench-boot: tcp: the host got '%s'\n",
+			        res);
+			goto fail;
+		}
+		tx_mbit[i] = bytes * 8 / secs / 1e6;
+		printf("bench: tcp-run: %s (%s): guest->host %llu bytes in "
+		       "%.3f s, %.1f Mbit/s (host); guest says %.*s\n",
+		       driver, o->append, (unsigned long long)bytes, secs,
+		       tx_mbit[i], (int)strcspn(p, "\r\n"), p);
+		/* host -> guest */
+		if (guest_send(&g, "tcplisten 5001") < 0 ||
+		    guest_read(&g, 0, "listening on port") < 0)
+			goto fail;
+		secs = tcp_source(hport, bytes);
+		if (secs <= 0 || guest_wait(&g, 1) < 0 ||
+		    (p = strstr(g.text, "tcplisten: received ")) == NULL ||
+		    strstr(p, "pattern ok") == NULL)
+			goto fail;
+		rx_mbit[i] = bytes * 8 / secs / 1e6;
+		printf("bench: tcp-run: %s (%s): host->guest %llu bytes in "
+		       "%.3f s, %.1f Mbit/s (host); guest says %.*s\n",
+		       driver, o->append, (unsigned long long)bytes, secs,
+		       rx_mbit[i], (int)strcspn(p, "\r\n"), p);
+		fflush(stdout);
+	}
+	close(lfd);
+	guest_end(&g, 1);
+	printf("bench: tcp: %s (%s): %d rounds of %llu bytes, medians: "
+	       "guest->host %.1f Mbit/s, host->guest %.1f Mbit/s\n",
+	       driver, o->append, rounds, (unsigned long long)bytes,
+	       quantile(tx_mbit, rounds, 0.5), quantile(rx_mbit, rounds, 0.5));
+	return 0;
+fail:
+	fprintf(stderr, "bench-boot: tcp %s: unexpected answer: %s\n", driver,
+	        g.text);
+	close(lfd);
+	guest_end(&g, 0);
+	return 1;
+}
+
+/* In a child: accept n connections on lfd one after the other; echo what
+ * comes until the peer closes, then close (the guest closed first, so
+ * TIME_WAIT is on its side). */
+static void
+tcp_echo_n(int lfd, int n)
+{
+	char buf[4096];
+
+	for (int i = 0; i < n; i++) {
+		int fd = accept(lfd, NULL, NULL);
+		ssize_t r;
+
+		if (fd < 0)
+			_exit(1);
+		while ((r = read(fd, buf, sizeof(buf))) > 0)
+			if (write(fd, buf, (size_t)r) != r)
+				break;
+		close(fd);
+	}
+	_exit(0);
+}
+
+/* The guest's "unloaded after X ms" as text, or "?" */
+static const char *
+guest_says(struct guest *g, const char *mod, char *buf, size_t size)
+{
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), "rmmod: %s: unloaded after ", mod);
+	p = strstr(g->text, key);
+	if (p == NULL)
+		return NULL;
+	p += strlen(key);
+	snprintf(buf, size, "%.*s", (int)strcspn(p, "\r\n"), p);
+	return buf;
+}
+
 static int
 bench_rmmod_load(struct qemu_opts *o, const char *kernel, int hold_ms, int k,
-                 int n)
+                 int n, int m)
 {
-	char cmd[96];
-	const char *p;
-	double t;
+	char cmd[96], says[64], says_tcp[64];
+	double t, t_tcp;
 	struct guest g;
+	int lport = 0, lfd = -1;
+	pid_t echo = -1;
 
 	if (o->nextra > 6)
 		return 1;
@@ -569,23 +817,73 @@ bench_rmmod_load(struct qemu_opts *o, const char *kernel, int hold_ms, int k,
 		    strstr(g.text, "listening") == NULL)
 			goto fail;
 	}
+	if (m > 0) {
+		/* M connections that the guest closes first: M TIME_WAIT. */
+		if ((lfd = tcp_listener(&lport)) < 0 ||
+		    guest_type(&g, "insmod tcp") < 0 ||
+		    strstr(g.text, "insmod: tcp: loaded") == NULL)
+			goto fail;
+		echo = fork();
+		if (echo == 0)
+			tcp_echo_n(lfd, m);
+		if (echo < 0)
+			goto fail;
+		for (int i = 0; i < m; i++) {
+			snprintf(cmd, sizeof(cmd), "tcpconnect 10.0.2.2 %d tw",
+			         lport);
+			if (guest_type(&g, cmd) < 0 ||
+			    strstr(g.text, "tcpconnect: closed") == NULL)
+				goto fail;
+		}
+		snprintf(cmd, sizeof(cmd), "(%d TIME_WAIT", m);
+		for (int i = 0; i < 100; i++) {
+			if (guest_type(&g, "ss") < 0)
+				goto fail;
+			if (strstr(g.text, cmd) != NULL)
+				break;
+			usleep(20000); /* the last FIN's ACK is on its way */
+		}
+		if (strstr(g.text, cmd) == NULL)
+			goto fail;
+	}
 	snprintf(cmd, sizeof(cmd), "devhold eth0 %d %d", hold_ms, k);
 	if (k > 0 && guest_type(&g, cmd) < 0)
 		goto fail;
 	t = guest_type(&g, "rmmod e1000");
-	p = strstr(g.text, "rmmod: e1000: unloaded after ");
-	if (t < 0 || p == NULL)
+	if (t < 0 || guest_says(&g, "e1000", says, sizeof(says)) == NULL)
 		goto fail;
-	p += strlen("rmmod: e1000: unloaded after ");
-	printf("bench: rmmod-load: e1000 (%s): %d sockets, %d holders for %d "
-	       "ms: rmmod took %.2f ms (host), guest says %.*s\n",
-	       o->append, n, k, hold_ms, t, (int)strcspn(p, "\r\n"), p);
+	printf("bench: rmmod-load: e1000 (%s): %d sockets, %d TIME_WAIT, %d "
+	       "holders for %d ms: rmmod took %.2f ms (host), guest says "
+	       "%s\n",
+	       o->append, n, m, k, hold_ms, t, says);
+	if (m > 0) {
+		t_tcp = guest_type(&g, "rmmod tcp");
+		if (t_tcp < 0 ||
+		    guest_says(&g, "tcp", says_tcp, sizeof(says_tcp)) == NULL)
+			goto fail;
+		printf("bench: rmmod-tcp: (%s): %d TIME_WAIT: rmmod tcp took "
+		       "%.2f ms (host), guest says %s\n",
+		       o->append, m, t_tcp, says_tcp);
+	}
+	fflush(stdout);
 	guest_end(&g, 1);
+	if (echo > 0) {
+		kill(echo, SIGKILL);
+		waitpid(echo, NULL, 0);
+	}
+	if (lfd >= 0)
+		close(lfd);
 	return 0;
 fail:
 	fprintf(stderr, "bench-boot: rmmod under load: unexpected answer: %s\n",
 	        g.text);
 	guest_end(&g, 0);
+	if (echo > 0) {
+		kill(echo, SIGKILL);
+		waitpid(echo, NULL, 0);
+	}
+	if (lfd >= 0)
+		close(lfd);
 	return 1;
 }
 
@@ -596,10 +894,12 @@ main(int argc, char **argv)
 	    .qemu = "qemu-system-i386", .smp = "2", .append = ""};
 	const char *typed = NULL, *driver = NULL;
 	double udp_secs = 0;
-	int hold_ms = -1, holders = 0, sockets = 0;
+	int hold_ms = -1, holders = 0, sockets = 0, time_wait = 0;
+	long long tcp_bytes = 0;
 	int runs = 5, cycles = 0, c;
 
-	while ((c = getopt(argc, argv, "n:q:s:t:c:a:i:e:u:d:r:k:N:")) != -1) {
+	while ((c = getopt(argc, argv, "n:q:s:t:c:a:i:e:u:d:r:k:N:W:T:")) !=
+	       -1) {
 		switch (c) {
 		case 'n':
 			runs = atoi(optarg);
@@ -637,6 +937,12 @@ main(int argc, char **argv)
 		case 'N':
 			sockets = atoi(optarg);
 			break;
+		case 'W':
+			time_wait = atoi(optarg);
+			break;
+		case 'T':
+			tcp_bytes = atoll(optarg);
+			break;
 		case 'e':
 			if (o.nextra == 8)
 				goto usage;
@@ -648,9 +954,14 @@ main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	if (hold_ms >= 0 && argc - optind == 1 && holders >= 0 &&
-	    holders <= 1000 && sockets >= 0 && sockets <= 100)
+	    holders <= 1000 && sockets >= 0 && sockets <= 100 &&
+	    time_wait >= 0 && time_wait <= 1000)
 		return bench_rmmod_load(&o, argv[optind], hold_ms, holders,
-		                        sockets);
+		                        sockets, time_wait);
+	if (driver != NULL && argc - optind == 1 && tcp_bytes > 0 &&
+	    tcp_bytes <= (1ll << 32) && runs >= 1 && runs <= MAX_RUNS)
+		return bench_tcp(&o, argv[optind], driver, (uint64_t)tcp_bytes,
+		                 runs);
 	if (driver != NULL && argc - optind == 1 && udp_secs > 0 &&
 	    udp_secs <= 600)
 		return bench_udp(&o, argv[optind], driver, udp_secs);
@@ -661,15 +972,16 @@ main(int argc, char **argv)
 	    runs <= MAX_RUNS)
 		return bench_boot(&o, argv[optind], argv[optind + 1], runs);
 usage:
-	fprintf(
-	    stderr,
-	    "usage: bench-boot [-n RUNS] [-q QEMU] [-s SMP] [-e ARG].. "
-	    "KERNEL FLOOR\n"
-	    "       bench-boot -t MODULE -c N [-a CMDLINE] [-i FILES] "
-	    "[-q QEMU] [-s SMP] [-e ARG].. KERNEL\n"
-	    "       bench-boot -u SECS -d e1000|virtio_net [-a CMDLINE] "
-	    "[-i FILES] [-s SMP] KERNEL\n"
-	    "       bench-boot -r HOLD_MS -k K -N N [-a CMDLINE] [-i FILES] "
-	    "KERNEL\n");
+	fprintf(stderr,
+	        "usage: bench-boot [-n RUNS] [-q QEMU] [-s SMP] [-e ARG].. "
+	        "KERNEL FLOOR\n"
+	        "       bench-boot -t MODULE -c N [-a CMDLINE] [-i FILES] "
+	        "[-q QEMU] [-s SMP] [-e ARG].. KERNEL\n"
+	        "       bench-boot -u SECS -d e1000|virtio_net [-a CMDLINE] "
+	        "[-i FILES] [-s SMP] KERNEL\n"
+	        "       bench-boot -r HOLD_MS -k K -N N [-W M] [-a CMDLINE] "
+	        "[-i FILES] KERNEL\n"
+	        "       bench-boot -T BYTES -d e1000|virtio_net [-n ROUNDS] "
+	        "[-a CMDLINE] [-i FILES] KERNEL\n");
 	return 2;
 }
