@@ -2,12 +2,14 @@
  * bench-boot: host-side timing of modref in QEMU, from the host's
  * CLOCK_MONOTONIC as bytes arrive on QEMU's stdout pipe.
  *
- *   bench-boot [-n RUNS] [-q QEMU] [-s SMP] KERNEL FLOOR
+ *   bench-boot [-n RUNS] [-q QEMU] [-s SMP] KERNEL FLOOR [OTHER]
  *     QEMU start to modref's first serial byte and to the shell prompt,
  *     against the floor QEMU itself sets: an empty multiboot kernel
  *     (tests/bench/floor.S) that prints one byte and powers off.  Runs
  *     alternate between the two, so that a drifting load on the machine
- *     hits both alike; every run is printed, then the medians.
+ *     hits both alike; every run is printed, then the medians.  OTHER,
+ *     a second modref kernel (say, from before a change), joins every
+ *     round.
  *
  *   bench-boot -t MODULE -c N [-a CMDLINE] [-i FILES] [-q QEMU] [-s SMP]
  *              KERNEL
@@ -262,10 +264,28 @@ print_dist(const char *what, double *v, int n)
 
 static double floor_first[MAX_RUNS], floor_end[MAX_RUNS];
 static double kern_first[MAX_RUNS], kern_end[MAX_RUNS];
+static double other_first[MAX_RUNS], other_end[MAX_RUNS];
 
+/* One boot to the prompt: 0, or -1. */
+static int
+boot_once(const struct qemu_opts *o, const char *kernel, double *first,
+          double *prompt)
+{
+	struct guest g;
+
+	if (guest_start(&g, o, kernel) < 0)
+		return -1;
+	*prompt = guest_wait(&g, 1);
+	*first = g.first;
+	guest_end(&g, 1);
+	return *prompt < 0 ? -1 : 0;
+}
+
+/* other (may be NULL): a second kernel, e.g. the one before a change,
+ * booted in the same rounds so the two compare side by side. */
 static int
 bench_boot(const struct qemu_opts *o, const char *kernel, const char *floor,
-           int runs)
+           const char *other, int runs)
 {
 	for (int i = 0; i < runs; i++) {
 		struct guest g;
@@ -275,17 +295,19 @@ bench_boot(const struct qemu_opts *o, const char *kernel, const char *floor,
 		floor_end[i] = guest_wait(&g, 0);
 		floor_first[i] = g.first;
 		guest_end(&g, 0);
-		if (guest_start(&g, o, kernel) < 0)
-			return 1;
-		kern_end[i] = guest_wait(&g, 1);
-		kern_first[i] = g.first;
-		guest_end(&g, 1);
-		if (floor_end[i] < 0 || kern_end[i] < 0)
+		if (floor_end[i] < 0 ||
+		    boot_once(o, kernel, &kern_first[i], &kern_end[i]) < 0 ||
+		    (other != NULL &&
+		     boot_once(o, other, &other_first[i], &other_end[i]) < 0))
 			return 1;
 		printf("bench: boot-run: %d floor-first %.1f floor-exit %.1f "
-		       "modref-first %.1f modref-prompt %.1f ms\n",
+		       "modref-first %.1f modref-prompt %.1f ms",
 		       i + 1, floor_first[i], floor_end[i], kern_first[i],
 		       kern_end[i]);
+		if (other != NULL)
+			printf(" other-first %.1f other-prompt %.1f ms",
+			       other_first[i], other_end[i]);
+		printf("\n");
 		fflush(stdout);
 	}
 	printf("bench: boot: %d runs alternating, -smp %s, medians: floor "
@@ -295,6 +317,13 @@ bench_boot(const struct qemu_opts *o, const char *kernel, const char *floor,
 	       quantile(floor_end, runs, 0.5), quantile(kern_first, runs, 0.5),
 	       quantile(kern_end, runs, 0.5),
 	       quantile(kern_end, runs, 0.5) / quantile(floor_end, runs, 0.5));
+	if (other != NULL)
+		printf("bench: boot-other: %s: first byte %.1f ms, prompt %.1f "
+		       "ms (%.2fx the floor's exit)\n",
+		       other, quantile(other_first, runs, 0.5),
+		       quantile(other_end, runs, 0.5),
+		       quantile(other_end, runs, 0.5) /
+		           quantile(floor_end, runs, 0.5));
 	return 0;
 }
 
@@ -968,9 +997,11 @@ main(int argc, char **argv)
 	if (typed != NULL && argc - optind == 1 && cycles >= 1 &&
 	    cycles <= MAX_RUNS)
 		return bench_typed(&o, argv[optind], typed, cycles);
-	if (typed == NULL && argc - optind == 2 && runs >= 1 &&
-	    runs <= MAX_RUNS)
-		return bench_boot(&o, argv[optind], argv[optind + 1], runs);
+	if (typed == NULL && (argc - optind == 2 || argc - optind == 3) &&
+	    runs >= 1 && runs <= MAX_RUNS)
+		return bench_boot(&o, argv[optind], argv[optind + 1],
+		                  argc - optind == 3 ? argv[optind + 2] : NULL,
+		                  runs);
 usage:
 	fprintf(stderr,
 	        "usage: bench-boot [-n RUNS] [-q QEMU] [-s SMP] [-e ARG].. "
