@@ -19,17 +19,34 @@
  *     distributions (min, median, 90th percentile, max).  FILES go to
  *     QEMU's -initrd (comma-separated module files).
  *
- *   bench-boot -u SECS -d DRIVER [-a CMDLINE] [-i FILES] [-s SMP] KERNEL
+ *   bench-boot -u SECS -d DRIVER [-n ROUNDS] [-a CMDLINE] [-i FILES]
+ *              [-s SMP] KERNEL
  *     The packet path: one NIC (e1000 or virtio_net) on QEMU user
  *     networking with a UDP hostfwd; insmod DRIVER, dhcp eth0, udpecho,
- *     then 64-byte datagrams echoed one at a time from the host for SECS
- *     seconds: round trips per second and the round-trip distribution.
+ *     then 64-byte datagrams from the host for SECS seconds per phase:
+ *     one at a time (round trips per second and their distribution) and
+ *     16 in flight (frames per second through the driver, in + out),
+ *     each through the stack (udpecho) and through the raw bounce loop
+ *     (bench bounce eth0 on), ROUNDS rounds (default 3) alternating;
+ *     medians and the stack/bounce ratios.
  *
- *   bench-boot -r HOLD_MS -k K -N N [-a CMDLINE] [-i FILES] KERNEL
+ *   bench-boot -r HOLD_MS -k K -N N [-W M] [-a CMDLINE] [-i FILES] KERNEL
  *     rmmod under load: e1000 up with an address, N UDP sockets bound to
- *     eth0 (udpecho -b) and K holders that keep their device reference
- *     for HOLD_MS whatever happens (devhold), then rmmod e1000: the time
- *     until it is unloaded, host clock and the guest's own figure.
+ *     eth0 (udpecho -b), M TCP connections in TIME_WAIT (tcp.ko's
+ *     tcpconnect to a host echo child, the guest closing first) and K
+ *     holders that keep their device reference for HOLD_MS whatever
+ *     happens (devhold), then rmmod e1000: the time until it is
+ *     unloaded, host clock and the guest's own figure; with M > 0 then
+ *     rmmod tcp, timed the same way (tcp_unload_tw= decides whether it
+ *     waits for the TIME_WAITs or purges them).
+ *
+ *   bench-boot -T BYTES -d DRIVER [-n ROUNDS] [-a CMDLINE] [-i FILES]
+ *              KERNEL
+ *     TCP bulk through one NIC, ROUNDS rounds (default 5) alternating
+ *     direction: tcp.ko's tcpbulk to a host sink (guest to host) and a
+ *     host source to tcplisten through a hostfwd (host to guest), BYTES
+ *     each, the pattern checked at the receiving end; Mbit/s by the host
+ *     clock, the guest's own figure beside it, then the medians.
  *
  * -e ARG passes one more argument to QEMU (up to 8), e.g. -e -nic
  * -e user,model=e1000.
@@ -492,14 +509,42 @@ udp_window(int port, double secs, int window, int *lost)
 
 #define UDP_WINDOW 16
 
-/* One phase of the UDP figure through the guest as it is now: one at a
- * time (round trips) or windowed (frames). */
+/* Interrupts, context switches and IPIs so far, summed over the CPUs
+ * (the guest's cpus command); 0, or -1. */
 static int
-udp_phase(const char *driver, const char *append, const char *what, int port,
-          double secs, int windowed)
+guest_counts(struct guest *g, double c[3])
 {
+	const char *p;
+
+	if (guest_type(g, "cpus") < 0)
+		return -1;
+	c[0] = c[1] = c[2] = 0;
+	for (p = strchr(g->text, '\n'); p != NULL; p = strchr(p + 1, '\n')) {
+		int cpu, apic;
+		char state[32], cur[64];
+		double irqs, sw, ipis;
+
+		if (sscanf(p + 1, "%d %d %31s %63s %lf %lf %lf", &cpu, &apic,
+		           state, cur, &irqs, &sw, &ipis) == 7) {
+			c[0] += irqs;
+			c[1] += sw;
+			c[2] += ipis;
+		}
+	}
+	return 0;
+}
+
+/* One phase of the UDP figure through the guest as it is now: one at a
+ * time (round trips/s) or windowed (frames/s); the rate, or -1. */
+static double
+udp_phase(struct guest *g, const char *driver, const char *append,
+          const char *what, int port, double secs, int windowed)
+{
+	double c0[3], c1[3], rate;
 	int n, lost;
 
+	if (guest_counts(g, c0) < 0)
+		return -1;
 	if (!windowed) {
 		n = udp_rounds(port, secs, &lost);
 		if (n <= 0)
@@ -509,33 +554,58 @@ udp_phase(const char *driver, const char *append, const char *what, int port,
 		       what, driver, append, n, secs, n / secs, lost);
 		print_dist("rtt", rtt, n);
 		printf("\n");
-		return 0;
+		rate = n / secs;
+	} else {
+		n = udp_window(port, secs, UDP_WINDOW, &lost);
+		if (n <= 0)
+			return -1;
+		/* Each echo is one frame in through the driver and one out. */
+		printf("bench: udp-frames: %s (%s): %s window %d: %d echoes in "
+		       "%.1f s, %.0f echoes/s, %.0f frames/s, lost %d\n",
+		       driver, append, what, UDP_WINDOW, n, secs, n / secs,
+		       2 * n / secs, lost);
+		rate = 2 * n / secs;
 	}
-	n = udp_window(port, secs, UDP_WINDOW, &lost);
-	if (n <= 0)
+	if (guest_counts(g, c1) < 0)
 		return -1;
-	/* Each echo is one frame in through the driver and one out. */
-	printf("bench: udp-frames: %s (%s): %s window %d: %d echoes in %.1f "
-	       "s, %.0f echoes/s, %.0f frames/s, lost %d\n",
-	       driver, append, what, UDP_WINDOW, n, secs, n / secs,
-	       2 * n / secs, lost);
-	return 0;
+	/* The counts include the phase's timer ticks (about 100/s per
+	 * CPU) and the two cpus commands. */
+	printf("bench: udp-cost: %s (%s): %s%s: per echo %.2f interrupts, "
+	       "%.2f context switches, %.2f IPIs\n",
+	       driver, append, what, windowed ? " window" : "",
+	       (c1[0] - c0[0]) / n, (c1[1] - c0[1]) / n, (c1[2] - c0[2]) / n);
+	fflush(stdout);
+	return rate;
+}
+
+static double udp_rt[2][MAX_RUNS], udp_fr[2][MAX_RUNS];
+
+static int
+bounce(struct guest *g, int on)
+{
+	const char *cmd = on ? "bench bounce eth0 on" : "bench bounce eth0 off";
+	const char *ok =
+	    on ? "bench: bounce: eth0 on" : "bench: bounce: eth0 off";
+
+	return guest_type(g, cmd) < 0 || strstr(g->text, ok) == NULL ? -1 : 0;
 }
 
 /* The packet path through the stack (udpecho) and through the raw
- * bounce loop (bench bounce), in one boot, with the same host client:
- * stack and bounce one at a time, then bounce and stack windowed (ABBA,
- * so a drifting load hits both alike). */
+ * bounce loop (bench bounce), in one boot, with the same host client,
+ * ROUNDS rounds: stack and bounce one at a time, then bounce and stack
+ * windowed (ABBA, so a drifting load hits both alike); medians. */
 static int
 bench_udp(struct qemu_opts *o, const char *kernel, const char *driver,
-          double secs)
+          double secs, int rounds)
 {
 	char nic[128], cmd[64], ok[64];
 	int port = free_udp_port();
 	struct guest g;
+	const char *a;
 
 	if (port < 0 || o->nextra > 6)
 		return 1;
+	a = o->append;
 	snprintf(nic, sizeof(nic), "user,model=%s,hostfwd=udp:127.0.0.1:%d-:7",
 	         strcmp(driver, "e1000") == 0 ? "e1000" : "virtio-net-pci",
 	         port);
@@ -550,20 +620,37 @@ bench_udp(struct qemu_opts *o, const char *kernel, const char *driver,
 	    strstr(g.text, "bound") == NULL || guest_type(&g, "udpecho") < 0 ||
 	    strstr(g.text, "listening") == NULL)
 		goto fail;
-	if (udp_phase(driver, o->append, "udp", port, secs, 0) < 0 ||
-	    guest_type(&g, "bench bounce eth0 on") < 0 ||
-	    strstr(g.text, "bench: bounce: eth0 on") == NULL ||
-	    udp_phase(driver, o->append, "udp-bounce", port, secs, 0) < 0 ||
-	    udp_phase(driver, o->append, "bounce", port, secs, 1) < 0 ||
-	    guest_type(&g, "bench bounce eth0 off") < 0 ||
-	    strstr(g.text, "bench: bounce: eth0 off") == NULL)
-		goto fail;
-	printf("bench: udp-bounced: %s (%s): %.*s\n", driver, o->append,
-	       (int)strcspn(strstr(g.text, "bench: bounce:"), "\r\n"),
-	       strstr(g.text, "bench: bounce:"));
-	if (udp_phase(driver, o->append, "stack", port, secs, 1) < 0)
-		goto fail;
+	for (int i = 0; i < rounds; i++) {
+		const char *p;
+
+		if ((udp_rt[0][i] =
+		         udp_phase(&g, driver, a, "udp", port, secs, 0)) < 0 ||
+		    bounce(&g, 1) < 0 ||
+		    (udp_rt[1][i] = udp_phase(&g, driver, a, "udp-bounce", port,
+		                              secs, 0)) < 0 ||
+		    (udp_fr[1][i] = udp_phase(&g, driver, a, "bounce", port,
+		                              secs, 1)) < 0 ||
+		    bounce(&g, 0) < 0)
+			goto fail;
+		p = strstr(g.text, "bench: bounce:");
+		printf("bench: udp-bounced: %s (%s): %.*s\n", driver, a,
+		       (int)strcspn(p, "\r\n"), p);
+		if ((udp_fr[0][i] =
+		         udp_phase(&g, driver, a, "stack", port, secs, 1)) < 0)
+			goto fail;
+	}
 	guest_end(&g, 1);
+	{
+		double rs = quantile(udp_rt[0], rounds, 0.5),
+		       rb = quantile(udp_rt[1], rounds, 0.5),
+		       fs = quantile(udp_fr[0], rounds, 0.5),
+		       fb = quantile(udp_fr[1], rounds, 0.5);
+
+		printf("bench: udp-path: %s (%s): %d rounds, medians: round "
+		       "trips/s stack %.0f bounce %.0f (%.2fx); frames/s "
+		       "stack %.0f bounce %.0f (%.2fx)\n",
+		       driver, a, rounds, rs, rb, rs / rb, fs, fb, fs / fb);
+	}
 	fflush(stdout);
 	return 0;
 fail:
@@ -925,13 +1012,14 @@ main(int argc, char **argv)
 	double udp_secs = 0;
 	int hold_ms = -1, holders = 0, sockets = 0, time_wait = 0;
 	long long tcp_bytes = 0;
-	int runs = 5, cycles = 0, c;
+	int runs = 5, runs_set = 0, cycles = 0, c;
 
 	while ((c = getopt(argc, argv, "n:q:s:t:c:a:i:e:u:d:r:k:N:W:T:")) !=
 	       -1) {
 		switch (c) {
 		case 'n':
 			runs = atoi(optarg);
+			runs_set = 1;
 			break;
 		case 'q':
 			o.qemu = optarg;
@@ -992,8 +1080,9 @@ main(int argc, char **argv)
 		return bench_tcp(&o, argv[optind], driver, (uint64_t)tcp_bytes,
 		                 runs);
 	if (driver != NULL && argc - optind == 1 && udp_secs > 0 &&
-	    udp_secs <= 600)
-		return bench_udp(&o, argv[optind], driver, udp_secs);
+	    udp_secs <= 600 && runs >= 1 && runs <= MAX_RUNS)
+		return bench_udp(&o, argv[optind], driver, udp_secs,
+		                 runs_set ? runs : 3);
 	if (typed != NULL && argc - optind == 1 && cycles >= 1 &&
 	    cycles <= MAX_RUNS)
 		return bench_typed(&o, argv[optind], typed, cycles);

@@ -306,23 +306,25 @@ on_udp(struct line *l, const char *file, void *ctx)
 	param(l->text, "devref", dr, sizeof(dr));
 	snprintf(name, sizeof(name), "%s/%s", r, dr);
 	d = strcmp(l->tok[2], "e1000") == 0 ? 0 : 6;
+	k = row(&udp, name);
 	if (strcmp(l->tok[1], "udp:") == 0 ||
 	    strcmp(l->tok[1], "udp-bounce:") == 0) {
-		int b = strcmp(l->tok[1], "udp-bounce:") == 0;
-		k = row(&udp, name);
-		i = tok_find(l, "trips", 3);
-		if (i >= 0)
-			udp.v[k][d + b] = tok_num(l, i + 4);
+		/* the median rtt of the last round */
 		i = tok_find(l, "median", 3);
 		if (i >= 0)
-			udp.v[k][d + 4 + b] = tok_num(l, i + 1);
-	} else if (strcmp(l->tok[1], "udp-frames:") == 0) {
-		k = row(&udp, name);
-		i = tok_find(l, "frames/s,", 3);
-		if (i >= 0)
-			udp.v[k][d + 2 +
-			         (strstr(l->text, "bounce window") != NULL)] =
-			    tok_num(l, i - 1);
+			udp.v[k]
+			     [d + 4 + (strcmp(l->tok[1], "udp-bounce:") == 0)] =
+			    tok_num(l, i + 1);
+	} else if (strcmp(l->tok[1], "udp-path:") == 0) {
+		const char *p = strstr(l->text, "round trips/s stack ");
+		const char *q = strstr(l->text, "frames/s stack ");
+
+		if (p != NULL)
+			sscanf(p, "round trips/s stack %lf bounce %lf",
+			       &udp.v[k][d], &udp.v[k][d + 1]);
+		if (q != NULL)
+			sscanf(q, "frames/s stack %lf bounce %lf",
+			       &udp.v[k][d + 2], &udp.v[k][d + 3]);
 	}
 }
 
