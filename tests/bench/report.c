@@ -175,7 +175,7 @@ write_dat(const char *file, const struct table *t, const int *cols, int n)
 
 static struct table devref, contended, modcycle, typed, udp, tcp, rmm, rmtcp;
 static double boot[4] = {-1, -1, -1, -1};
-static char boot_runs[8192];
+static char boot_runs[8192], udp_costs[8192];
 static FILE *txt;
 
 static void
@@ -306,6 +306,14 @@ on_udp(struct line *l, const char *file, void *ctx)
 	param(l->text, "devref", dr, sizeof(dr));
 	snprintf(name, sizeof(name), "%s/%s", r, dr);
 	d = strcmp(l->tok[2], "e1000") == 0 ? 0 : 6;
+	if (strcmp(l->tok[1], "udp-cost:") == 0) {
+		size_t n = strlen(udp_costs);
+		/* one strategy is enough to see where the events are */
+		if (strcmp(name, "wait/atomic") == 0)
+			snprintf(udp_costs + n, sizeof(udp_costs) - n,
+			         "    %s\n", l->text + 7);
+		return;
+	}
 	k = row(&udp, name);
 	if (strcmp(l->tok[1], "udp:") == 0 ||
 	    strcmp(l->tok[1], "udp-bounce:") == 0) {
@@ -683,6 +691,13 @@ report(FILE *f)
 			}
 		}
 	}
+	if (udp_costs[0] != '\0')
+		fprintf(f,
+		        "\nEvents per echo in the guest (its cpus command "
+		        "before and after each phase; the phase's timer "
+		        "ticks included), refmode=wait devref=atomic, every "
+		        "round:\n\n%s",
+		        udp_costs);
 	if (tcp.n) {
 		fprintf(f,
 		        "\n## TCP bulk (tcp.ko), host clock, median Mbit/s"
