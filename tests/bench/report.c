@@ -149,6 +149,18 @@ cell(FILE *f, double v, const char *fmt)
 		fprintf(f, " | "), fprintf(f, fmt, v);
 }
 
+/* Every row of t: its name and its first ncols columns, in fmt. */
+static void
+print_rows(FILE *f, const struct table *t, int ncols, const char *fmt)
+{
+	for (int i = 0; i < t->n; i++) {
+		fprintf(f, "| %s", t->name[i]);
+		for (int c = 0; c < ncols; c++)
+			cell(f, t->v[i][c], fmt);
+		fprintf(f, " |\n");
+	}
+}
+
 /* name then columns cols[0..ncols) of every row; "?" for missing. */
 static void
 write_dat(const char *file, const struct table *t, const int *cols, int n)
@@ -358,6 +370,7 @@ on_tcp(struct line *l, const char *file, void *ctx)
  * policy: 0 no TIME_WAIT, 1 with M (tcp_unload_tw=wait), 2 with M
  * (purge); host ms.  rmmod-tcp: a row per policy/refmode/K. */
 static int tw_count;
+static char last_k[16] = "?"; /* holders of the rmmod-load line before */
 
 static void
 on_rmmod(struct line *l, const char *file, void *ctx)
@@ -375,7 +388,8 @@ on_rmmod(struct line *l, const char *file, void *ctx)
 	m = tok_find(l, "TIME_WAIT,", 3);
 	if (strcmp(l->tok[1], "rmmod-load:") == 0 && h > 0) {
 		int tws = m > 0 ? (int)tok_num(l, m - 1) : 0;
-		snprintf(name, sizeof(name), "%s, K=%s", r, l->tok[h - 1]);
+		snprintf(last_k, sizeof(last_k), "%s", l->tok[h - 1]);
+		snprintf(name, sizeof(name), "%s, K=%s", r, last_k);
 		k = row(&rmm, name);
 		if (tws > 0)
 			tw_count = tws;
@@ -383,7 +397,7 @@ on_rmmod(struct line *l, const char *file, void *ctx)
 		         : strcmp(tw, "purge") == 0 ? 2
 		                                    : 1] = tok_num(l, took + 1);
 	} else if (strcmp(l->tok[1], "rmmod-tcp:") == 0) {
-		snprintf(name, sizeof(name), "%s", r);
+		snprintf(name, sizeof(name), "%s, K=%s", r, last_k);
 		k = row(&rmtcp, name);
 		rmtcp.v[k][strcmp(tw, "purge") == 0] = tok_num(l, took + 1);
 	}
@@ -609,12 +623,7 @@ report(FILE *f)
 		fprintf(f, "\n## bench devref: one CPU\n\n![devref](devref.png)"
 		           "\n\n| variant | cycles, modref=atomic | cycles, "
 		           "modref=percpu |\n|---|---|---|\n");
-		for (int i = 0; i < devref.n; i++) {
-			fprintf(f, "| %s", devref.name[i]);
-			cell(f, devref.v[i][0], "%.0f");
-			cell(f, devref.v[i][1], "%.0f");
-			fprintf(f, " |\n");
-		}
+		print_rows(f, &devref, 2, "%.0f");
 	}
 	if (contended.n) {
 		fprintf(f, "\n## bench devref contended: every CPU on one "
@@ -637,12 +646,7 @@ report(FILE *f)
 		        "modcycle)\n\n![modcycle](modcycle.png)\n\n| module | "
 		        "cycles/s, modref=atomic | cycles/s, modref=percpu "
 		        "|\n|---|---|---|\n");
-		for (int i = 0; i < modcycle.n; i++) {
-			fprintf(f, "| %s", modcycle.name[i]);
-			cell(f, modcycle.v[i][0], "%.1f");
-			cell(f, modcycle.v[i][1], "%.1f");
-			fprintf(f, " |\n");
-		}
+		print_rows(f, &modcycle, 2, "%.1f");
 	}
 	if (typed.n) {
 		fprintf(f,
@@ -703,12 +707,7 @@ report(FILE *f)
 		        "\n## TCP bulk (tcp.ko), host clock, median Mbit/s"
 		        "\n\n![tcp](tcp.png)\n\n| NIC | guest to host | host "
 		        "to guest |\n|---|---|---|\n");
-		for (int i = 0; i < tcp.n; i++) {
-			fprintf(f, "| %s", tcp.name[i]);
-			cell(f, tcp.v[i][0], "%.1f");
-			cell(f, tcp.v[i][1], "%.1f");
-			fprintf(f, " |\n");
-		}
+		print_rows(f, &tcp, 2, "%.1f");
 	}
 	if (rmm.n) {
 		fprintf(
@@ -720,27 +719,17 @@ report(FILE *f)
 		    "(tcp_unload_tw=wait) | M=%d (purge) |\n|---|---|---|---"
 		    "|\n",
 		    tw_count, tw_count);
-		for (int i = 0; i < rmm.n; i++) {
-			fprintf(f, "| %s", rmm.name[i]);
-			for (int c = 0; c < 3; c++)
-				cell(f, rmm.v[i][c], "%.2f");
-			fprintf(f, " |\n");
-		}
+		print_rows(f, &rmm, 3, "%.2f");
 	}
 	if (rmtcp.n) {
 		fprintf(f,
 		        "\n### then rmmod tcp, with the %d TIME_WAIT "
 		        "(tcp_msl_ms=1000: 2 s each)\n\n"
-		        "![rmmod-tcp](rmmod-tcp.png)\n\n| refmode | "
+		        "![rmmod-tcp](rmmod-tcp.png)\n\n| refmode, holders | "
 		        "tcp_unload_tw=wait, host ms | purge, host ms "
 		        "|\n|---|---|---|\n",
 		        tw_count);
-		for (int i = 0; i < rmtcp.n; i++) {
-			fprintf(f, "| %s", rmtcp.name[i]);
-			cell(f, rmtcp.v[i][0], "%.2f");
-			cell(f, rmtcp.v[i][1], "%.2f");
-			fprintf(f, " |\n");
-		}
+		print_rows(f, &rmtcp, 2, "%.2f");
 	}
 	fprintf(f, "\nEvery figure's run lines are in report.txt; the Linux "
 	           "guest peer is `make bench-linux` (docs/bench.md).\n");
