@@ -170,7 +170,11 @@ write_dat(const char *file, const struct table *t, const int *cols, int n)
 	if (f == NULL)
 		return;
 	for (int i = 0; i < t->n; i++) {
-		fprintf(f, "\"%s\"", t->name[i]);
+		/* A numeric name (CPUs) is an x value, not a label. */
+		if (strspn(t->name[i], "0123456789") == strlen(t->name[i]))
+			fprintf(f, "%s", t->name[i]);
+		else
+			fprintf(f, "\"%s\"", t->name[i]);
 		for (int c = 0; c < n; c++) {
 			double v = t->v[i][cols[c]];
 			if (v < 0)
@@ -499,6 +503,7 @@ plots(void)
 	if (udp.n) {
 		write_dat("udp.dat", &udp, cudp, 8);
 		gp(f, "set output \"udp.png\"");
+		gp(f, "set key above");
 		gp(f, "set title \"UDP echo, 64 bytes, one at a time from the "
 		      "host: round trips/s, stack and raw bounce loop\"");
 		gp(f, "set ylabel \"round trips/s\"");
@@ -507,6 +512,7 @@ plots(void)
 		      "\"virtio-net stack\", \"\" using 5 title \"virtio-net "
 		      "bounce\"");
 		gp(f, "set output \"frames.png\"");
+		gp(f, "set key above");
 		gp(f, "set title \"UDP echo, 64 bytes, 16 in flight: frames/s "
 		      "through the driver (in + out), stack and raw bounce "
 		      "loop\"");
@@ -519,6 +525,7 @@ plots(void)
 	if (tcp.n) {
 		write_dat("tcp.dat", &tcp, c2, 2);
 		gp(f, "set output \"tcp.png\"");
+		gp(f, "set key above");
 		gp(f, "set title \"TCP bulk through each NIC (host clock, "
 		      "median Mbit/s)\"");
 		gp(f, "set ylabel \"Mbit/s\"");
@@ -528,6 +535,7 @@ plots(void)
 	if (rmm.n) {
 		write_dat("rmmod.dat", &rmm, c3, 3);
 		gp(f, "set output \"rmmod.png\"");
+		gp(f, "set key above");
 		gp(f,
 		   "set title \"rmmod e1000 under load (8 bound UDP sockets, "
 		   "K holders of 500 ms, M TIME\\\\_WAIT): host ms\"");
@@ -541,6 +549,7 @@ plots(void)
 	if (rmtcp.n) {
 		write_dat("rmmod-tcp.dat", &rmtcp, c2, 2);
 		gp(f, "set output \"rmmod-tcp.png\"");
+		gp(f, "set key above");
 		gp(f,
 		   "set title \"then rmmod tcp with M=%d TIME\\\\_WAIT "
 		   "(tcp\\\\_msl\\\\_ms=1000): host ms, per "
@@ -553,6 +562,7 @@ plots(void)
 	if (contended.n) {
 		write_dat("contended.dat", &contended, c4, 6);
 		gp(f, "set style data linespoints");
+		gp(f, "set key inside top left");
 		gp(f, "set output \"contended.png\"");
 		gp(f, "set title \"bench devref contended: every CPU on one "
 		      "device (total rate)\"");
@@ -666,14 +676,15 @@ report(FILE *f)
 		}
 	}
 	if (udp.n) {
-		fprintf(
-		    f, "\n## The packet path: UDP echo through the stack and "
-		       "the raw bounce loop, per refmode/devref\n\n"
-		       "![udp](udp.png) ![frames](frames.png)\n\n"
-		       "One at a time (round trips/s, median rtt ms) and 16 in "
-		       "flight (frames/s through the driver, in + out); "
-		       "stack/bounce is the stack's figure over the raw "
-		       "loop's, measured in the same boot.\n\n");
+		fprintf(f,
+		        "\n## The packet path: UDP echo through the stack and "
+		        "the raw bounce loop, per refmode/devref\n\n"
+		        "![udp](udp.png) ![frames](frames.png)\n\n"
+		        "One at a time (round trips/s; median rtt ms of the "
+		        "last round) and 16 in flight (frames/s through the "
+		        "driver, in + out), medians of the rounds; "
+		        "stack/bounce is the stack's figure over the raw "
+		        "loop's, measured alternately in the same boot.\n");
 		for (int d = 0; d < 12; d += 6) {
 			fprintf(f,
 			        "\n| %s: refmode/devref | stack rt/s | bounce "
