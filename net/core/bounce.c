@@ -18,7 +18,9 @@
 #include <net/core/skbuff.h>
 #include "net/core/netdev_internal.h"
 #include <kernel/args.h>
+#include <kernel/cpu.h>
 #include <kernel/errno.h>
+#include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <kernel/shell.h>
 #include <kernel/string.h>
@@ -49,6 +51,8 @@ netif_bounce(struct sk_buff *skb)
 	uint8_t *eth = skb->data, *ip = eth + ETH_HLEN, *udp;
 	unsigned ihl;
 
+	/* From netif_receive_skb in a NAPI poll: thread context. */
+	ASSERT(!in_interrupt());
 	if (skb->len < ETH_HLEN + 20 + UDP_HLEN ||
 	    (eth[12] << 8 | eth[13]) != ETH_P_IPV4 ||
 	    ip[IP_OFF_VIHL] >> 4 != 4 || ip[IP_OFF_PROTO] != IP_PROTO_UDP ||
