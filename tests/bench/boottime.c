@@ -543,6 +543,8 @@ guest_counts(struct guest *g, double c[3])
 	return 0;
 }
 
+static double last_rtt; /* the median rtt of the last one-at-a-time phase */
+
 /* One phase of the UDP figure through the guest as it is now: one at a
  * time (round trips/s) or windowed (frames/s); the rate, or -1. */
 static double
@@ -564,6 +566,7 @@ udp_phase(struct guest *g, const char *driver, const char *append,
 		print_dist("rtt", rtt, n);
 		printf("\n");
 		rate = n / secs;
+		last_rtt = quantile(rtt, n, 0.5); /* rtt is sorted */
 	} else {
 		n = udp_window(port, secs, UDP_WINDOW, &lost);
 		if (n <= 0)
@@ -587,7 +590,7 @@ udp_phase(struct guest *g, const char *driver, const char *append,
 	return rate;
 }
 
-static double udp_rt[2][MAX_RUNS], udp_fr[2][MAX_RUNS];
+static double udp_rt[2][MAX_RUNS], udp_fr[2][MAX_RUNS], udp_med[2][MAX_RUNS];
 
 static int
 bounce(struct guest *g, int on)
@@ -633,11 +636,15 @@ bench_udp(struct qemu_opts *o, const char *kernel, const char *driver,
 		const char *p;
 
 		if ((udp_rt[0][i] =
-		         udp_phase(&g, driver, a, "udp", port, secs, 0)) < 0 ||
-		    bounce(&g, 1) < 0 ||
+		         udp_phase(&g, driver, a, "udp", port, secs, 0)) < 0)
+			goto fail;
+		udp_med[0][i] = last_rtt;
+		if (bounce(&g, 1) < 0 ||
 		    (udp_rt[1][i] = udp_phase(&g, driver, a, "udp-bounce", port,
-		                              secs, 0)) < 0 ||
-		    (udp_fr[1][i] = udp_phase(&g, driver, a, "bounce", port,
+		                              secs, 0)) < 0)
+			goto fail;
+		udp_med[1][i] = last_rtt;
+		if ((udp_fr[1][i] = udp_phase(&g, driver, a, "bounce", port,
 		                              secs, 1)) < 0 ||
 		    bounce(&g, 0) < 0)
 			goto fail;
@@ -653,12 +660,19 @@ bench_udp(struct qemu_opts *o, const char *kernel, const char *driver,
 		double rs = quantile(udp_rt[0], rounds, 0.5),
 		       rb = quantile(udp_rt[1], rounds, 0.5),
 		       fs = quantile(udp_fr[0], rounds, 0.5),
-		       fb = quantile(udp_fr[1], rounds, 0.5);
+		       fb = quantile(udp_fr[1], rounds, 0.5),
+		       ms = quantile(udp_med[0], rounds, 0.5),
+		       mb = quantile(udp_med[1], rounds, 0.5);
 
+		/* The median rtt is the steadier figure on a loaded host
+		 * (preemptions land in the tail); its ratio is bounce over
+		 * stack, so that like the rates 1.0 means "as fast". */
 		printf("bench: udp-path: %s (%s): %d rounds, medians: round "
 		       "trips/s stack %.0f bounce %.0f (%.2fx); frames/s "
-		       "stack %.0f bounce %.0f (%.2fx)\n",
-		       driver, a, rounds, rs, rb, rs / rb, fs, fb, fs / fb);
+		       "stack %.0f bounce %.0f (%.2fx); median rtt ms stack "
+		       "%.3f bounce %.3f (%.2fx)\n",
+		       driver, a, rounds, rs, rb, rs / rb, fs, fb, fs / fb, ms,
+		       mb, mb / ms);
 	}
 	fflush(stdout);
 	return 0;
