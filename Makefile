@@ -232,8 +232,12 @@ test: deps all iso $(INITRD_TESTS)
 BENCH_BOOTS ?= 7
 BENCH_TYPED ?= 30
 BENCH_TYPED_MODES := wait/atomic wait/percpu owner/atomic owner/percpu legacy/atomic
-BENCH_UDP_SECS ?= 3
+BENCH_UDP_SECS ?= 1.5
+BENCH_UDP_ROUNDS ?= 3
 BENCH_UDP_MODES := wait/atomic wait/percpu owner/atomic pinned/atomic legacy/atomic
+BENCH_TCP_BYTES ?= 16777216
+BENCH_TCP_ROUNDS ?= 3
+BENCH_TW ?= 16
 bench: deps all $(BENCH_FLOOR)
 	@command -v gnuplot >/dev/null || $(SUDO) apt-get install -y gnuplot-nox
 	@rm -rf $(BUILD)/bench/logs && mkdir -p $(BUILD)/bench/logs
@@ -246,16 +250,23 @@ bench: deps all $(BENCH_FLOOR)
 			$(KERNEL) >> $(BUILD)/bench/typed.txt || exit 1; \
 	done; grep '^bench: typed:' $(BUILD)/bench/typed.txt
 	@: > $(BUILD)/bench/udp.txt; for m in $(BENCH_UDP_MODES); do for d in e1000 virtio_net; do \
-		$(HOSTBIN)/bench-boot -u $(BENCH_UDP_SECS) -d $$d \
+		$(HOSTBIN)/bench-boot -u $(BENCH_UDP_SECS) -n $(BENCH_UDP_ROUNDS) -d $$d \
 			-a "netautoload=0 refmode=$${m%%/*} devref=$${m##*/}" \
 			-i $(BUILD)/modules/e1000.ko,$(BUILD)/modules/virtio_net.ko \
 			$(KERNEL) >> $(BUILD)/bench/udp.txt || exit 1; \
-	done; done; grep '^bench: udp:' $(BUILD)/bench/udp.txt
+	done; done; grep '^bench: udp-path' $(BUILD)/bench/udp.txt
+	@: > $(BUILD)/bench/tcp.txt; for d in e1000 virtio_net; do \
+		$(HOSTBIN)/bench-boot -T $(BENCH_TCP_BYTES) -n $(BENCH_TCP_ROUNDS) -d $$d -a netautoload=0 \
+			-i $(BUILD)/modules/e1000.ko,$(BUILD)/modules/virtio_net.ko,$(BUILD)/modules/tcp.ko \
+			$(KERNEL) >> $(BUILD)/bench/tcp.txt || exit 1; \
+	done; grep '^bench: tcp' $(BUILD)/bench/tcp.txt
 	@: > $(BUILD)/bench/rmmod.txt; for r in wait owner legacy; do for k in 0 4; do \
-		$(HOSTBIN)/bench-boot -r 500 -k $$k -N 8 -a "netautoload=0 refmode=$$r" \
-			-i $(BUILD)/modules/e1000.ko $(KERNEL) >> $(BUILD)/bench/rmmod.txt || exit 1; \
-	done; done; grep '^bench: rmmod-load:' $(BUILD)/bench/rmmod.txt
-	tests/bench/report.sh $(BUILD)/bench
+		for w in "0 wait" "$(BENCH_TW) wait" "$(BENCH_TW) purge"; do \
+		$(HOSTBIN)/bench-boot -r 500 -k $$k -N 8 -W $${w%% *} \
+			-a "netautoload=0 refmode=$$r tcp_msl_ms=1000 tcp_unload_tw=$${w##* }" \
+			-i $(BUILD)/modules/e1000.ko,$(BUILD)/modules/tcp.ko $(KERNEL) >> $(BUILD)/bench/rmmod.txt || exit 1; \
+	done; done; done; grep '^bench: rmmod-' $(BUILD)/bench/rmmod.txt
+	$(HOSTBIN)/bench-report $(BUILD)/bench
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -137,7 +137,7 @@ clock_reference(void)
 
 /* ---- calibration ------------------------------------------------------- */
 
-#define CAL_MS          25 /* one measurement; well within the PIT's 55 ms */
+#define CAL_MS          10 /* one measurement; well within the PIT's 55 ms */
 #define CAL_TRIES       10
 #define CAL_SAMPLES     5
 #define CAL_AGREE_PM    1 /* two measurements agree to 1/1000 */

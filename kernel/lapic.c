@@ -9,6 +9,8 @@
 #include <kernel/cpu.h>
 #include <kernel/sched.h>
 #include <kernel/x86.h>
+#include <kernel/clock.h>
+#include <kernel/panic.h>
 
 #define LAPIC_ID         0x020
 #define LAPIC_EOI        0x0b0
@@ -102,29 +104,54 @@ lapic_setup_cpu(void)
 	}
 }
 
+/* The timer's count against the TSC, which clock_init() has calibrated:
+ * the narrowest of a few bracketed reads (rdtsc, count, rdtsc) at each
+ * end, so a host preemption between the two reads of one end is caught,
+ * and one elsewhere does no harm (under QEMU both count host time).  The
+ * rate only sets the scheduler tick, so LAPIC_CAL_MS is short. */
+#define LAPIC_CAL_MS      5
+#define LAPIC_CAL_SAMPLES 5
+
+static void
+timer_sample(uint64_t *tsc, uint32_t *count)
+{
+	uint64_t width = UINT64_MAX;
+
+	for (int i = 0; i < LAPIC_CAL_SAMPLES; i++) {
+		uint64_t a = rdtsc();
+		uint32_t c = rd(LAPIC_TIMER_CUR);
+		uint64_t b = rdtsc();
+
+		if (b - a < width) {
+			width = b - a;
+			*tsc = a + (b - a) / 2;
+			*count = c;
+		}
+	}
+}
+
 void
 lapic_calibrate(void)
 {
-	uint64_t start;
-	uint32_t elapsed;
+	uint64_t t0, t1, ticks;
+	uint32_t c0, c1;
 
+	ASSERT(tsc_per_ms != 0); /* clock_init() first */
 	wr(LAPIC_TIMER_DIV, 0x3);
 	wr(LAPIC_LVT_TIMER, LVT_MASKED);
-	sti();
-	start = now_ms();
-	while (now_ms() == start)
-		hlt();
 	wr(LAPIC_TIMER_INIT, 0xffffffff);
-	start = now_ms();
-	while (now_ms() < start + 50)
-		hlt();
-	elapsed = 0xffffffff - rd(LAPIC_TIMER_CUR);
-	cli();
+	timer_sample(&t0, &c0);
+	while (rdtsc() - t0 < tsc_per_ms * LAPIC_CAL_MS)
+		cpu_relax();
+	timer_sample(&t1, &c1);
 	wr(LAPIC_TIMER_INIT, 0);
-	ticks_per_period = elapsed / 50 * (1000 / SCHED_HZ);
+	/* The count runs down; it cannot wrap in LAPIC_CAL_MS below 850
+	 * GHz of timer input. */
+	ticks = (uint64_t)(c0 - c1) * tsc_per_ms / (t1 - t0 ? t1 - t0 : 1);
+	this_cpu()->lapic_ticks_per_ms = (uint32_t)ticks;
+	ticks_per_period = (uint32_t)ticks * (1000 / SCHED_HZ);
 	if (ticks_per_period == 0)
 		ticks_per_period = 1000;
-	this_cpu()->lapic_ticks_per_ms = elapsed / 50;
 }
 
 static void

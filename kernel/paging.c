@@ -87,6 +87,21 @@ map_page(uintptr_t va, uintptr_t pa, uint32_t flags)
 }
 
 int
+paging_prealloc(uintptr_t va)
+{
+	uint32_t f;
+	int err = 0;
+
+	if (!in_pageable_area(va))
+		return -EINVAL;
+	f = spin_lock_irqsave(&paging_lock);
+	if (pte_slot(va, true) == NULL)
+		err = -ENOMEM;
+	spin_unlock_irqrestore(&paging_lock, f);
+	return err;
+}
+
+int
 protect_page(uintptr_t va, uint32_t flags)
 {
 	uint32_t *pte;

@@ -24,6 +24,10 @@ void paging_init(uintptr_t ram_top);
 /* Map one 4 KiB page in the vmap or module area.  -EINVAL outside them,
  * -EEXIST if already mapped, -ENOMEM if a page table cannot be had. */
 int map_page(uintptr_t va, uintptr_t pa, uint32_t flags);
+/* Allocate the page table covering va (vmap or module area) without
+ * mapping anything: no translation changes, so no TLB flush.  0, -EINVAL
+ * outside the areas, -ENOMEM. */
+int paging_prealloc(uintptr_t va);
 /* Change the flags of a mapped page (e.g. text to read-only). */
 int protect_page(uintptr_t va, uint32_t flags);
 /* Unmap; returns the physical address that was mapped, or 0. */

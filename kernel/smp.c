@@ -275,6 +275,22 @@ ap_main(int id)
 	idle_loop();
 }
 
+/* The MP spec's 10 ms wait after INIT (B.4) is for the external 82489DX
+ * APIC; a CPU with its APIC on chip (family 6 and later) is ready for
+ * the STARTUP IPI at once, as Linux also assumes.  Under QEMU the wait
+ * was 10 ms of every boot per AP. */
+static bool
+init_wait_needed(void)
+{
+	uint32_t a, b, c, d, family;
+
+	cpuid(1, &a, &b, &c, &d);
+	family = (a >> 8) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	return family < 6;
+}
+
 static int
 start_ap(int id, int apic_id)
 {
@@ -294,7 +310,8 @@ start_ap(int id, int apic_id)
 	cpus[id].apic_id = apic_id;
 	cpus[id].state = CPU_BOOTING;
 	lapic_send_init(apic_id);
-	udelay(10000);
+	if (init_wait_needed())
+		udelay(10000);
 	for (int i = 0; i < 2 && cpus[id].state != CPU_ONLINE; i++) {
 		lapic_send_startup(apic_id, TRAMPOLINE);
 		udelay(200);

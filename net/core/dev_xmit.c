@@ -120,6 +120,9 @@ netif_receive_skb(struct sk_buff *skb)
 	dev->stats.rx_packets++;
 	dev->stats.rx_bytes += skb->len;
 	skb->protocol = (uint16_t)(skb->data[12] << 8 | skb->data[13]);
+	if (__atomic_load_n(&dev->bounce, __ATOMIC_ACQUIRE) &&
+	    netif_bounce(skb))
+		return;
 	/* Taps run inside the RCU section (they must not sleep); the owning
 	 * handler may sleep and runs after it, pinned by its module
 	 * reference.  dev_remove_pack waits for walkers before pt may go. */

@@ -33,6 +33,11 @@ void netdev_refcnt_init(struct net_device *dev);
 int netdev_refcnt_settled(struct net_device *dev);
 void netdev_print_holders(struct net_device *dev, const char *prefix);
 
+/* bounce.c: true if skb was bounced (and is gone); dev->bounce set. */
+bool netif_bounce(struct sk_buff *skb);
+struct args;
+int cmd_bench_bounce(const struct args *a);
+
 /* dev.c */
 void netdev_run_destructor(struct net_device *dev);
 void call_netdevice_notifiers(unsigned long event, struct net_device *dev);

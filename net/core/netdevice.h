@@ -148,7 +148,10 @@ struct net_device {
 	struct dev_tracker reg_tracker; /* the registration's base ref */
 	bool track;
 
-	spinlock_t xmit_lock;        /* held around ndo_start_xmit */
+	spinlock_t xmit_lock; /* held around ndo_start_xmit */
+	/* bench bounce (net/core/bounce.c): received UDP goes straight back. */
+	volatile bool bounce;
+	unsigned long bounced;       /* frames bounced since it was turned on */
 	struct list_head dev_list;   /* all registered devices, RCU */
 	struct list_head unreg_link; /* while NETREG_UNREGISTERING */
 	struct list_head napi_list;

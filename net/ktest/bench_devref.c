@@ -370,6 +370,8 @@ cmd_bench(int argc, char **argv)
 
 	if (args_parse(&a, "bench", argc, argv, "", 1, 3) < 0)
 		return -EINVAL;
+	if (strcmp(a.pos[0], "bounce") == 0)
+		return cmd_bench_bounce(&a);
 	if (strcmp(a.pos[0], "devref") != 0)
 		return args_refuse(&a, "unknown benchmark '%s'", a.pos[0]);
 	contended = a.npos >= 2 && strcmp(a.pos[1], "contended") == 0;
@@ -382,7 +384,7 @@ cmd_bench(int argc, char **argv)
 		return -EINVAL;
 	return bench_devref((unsigned)pairs, contended);
 }
-COMMAND(bench, "bench devref [contended] [PAIRS]",
+COMMAND(bench, "bench devref [contended] [PAIRS] | bench bounce DEV [on|off]",
         "cost of dev_hold/dev_put under each refcount strategy, on one CPU "
-        "or all at once",
+        "or all at once; the raw bounce loop on DEV",
         cmd_bench);

@@ -14,3 +14,9 @@ $(HOSTBIN)/bench-boot: tests/bench/boottime.c
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
 
 host: $(HOSTBIN)/bench-boot $(BENCH_FLOOR)
+
+$(HOSTBIN)/bench-report: tests/bench/report.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
+
+host: $(HOSTBIN)/bench-report
