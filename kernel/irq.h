@@ -24,6 +24,7 @@ struct trapframe {
 #define VEC_CALL_FUNC   0xf1
 #define VEC_STOP        0xf2
 #define VEC_TLB         0xf3
+#define VEC_RCU_QS      0xf4 /* synchronize_rcu_expedited */
 #define VEC_SPURIOUS    0xff
 
 typedef void (*irq_handler_fn)(void *arg);

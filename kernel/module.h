@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <kernel/cpu.h>
+#include <kernel/pcpu_counter.h>
 #include <kernel/list.h>
 
 #define MODULE_NAME_LEN 32
@@ -97,7 +98,7 @@ struct module {
 	/* References: the implementation is chosen at load time. */
 	const struct module_refops *refops;
 	volatile int refcnt;                 /* atomic: bias + references */
-	struct pcpu_slot pcpu_ref[MAX_CPUS]; /* percpu: per-CPU deltas */
+	struct pcpu_counter pcpu_ref;        /* percpu: per-CPU deltas */
 	volatile int underflows;             /* module_put below zero */
 	volatile int bad_gets;      /* __module_get without a reference */
 	struct thread *init_thread; /* running init (COMING only) */

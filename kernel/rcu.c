@@ -12,6 +12,11 @@
 #include <kernel/panic.h>
 #include <kernel/bootparam.h>
 #include <kernel/x86.h>
+#include <kernel/apic.h>
+#include <kernel/clock.h>
+#include <kernel/irq.h>
+#include <kernel/module.h>
+#include <kernel/trap.h>
 
 int rcu_skip_grace;
 BOOTPARAM_BOOL(rcu_skip_grace, rcu_skip_grace,
@@ -23,8 +28,19 @@ static DEFINE_WAITQ(rcu_wq);
 static DEFINE_WAITQ(rcu_done_wq);
 static volatile uint64_t rcu_queued, rcu_completed;
 
-void
-synchronize_rcu(void)
+/* The expedite IPI: a quiescent state by the tick's rule. */
+static void
+rcu_qs_ipi(struct trapframe *tf)
+{
+	struct cpu *c = this_cpu();
+
+	if ((tf->eflags & EFLAGS_IF) && c->preempt_off == 0)
+		c->qs_seq++;
+	lapic_eoi();
+}
+
+static void
+grace_period(bool expedite)
 {
 	uint64_t seen[MAX_CPUS];
 	int me = cpu_id();
@@ -43,10 +59,38 @@ synchronize_rcu(void)
 		 * interrupt handler there (network receive) may be inside
 		 * a read-side section.  An idle CPU passes a quiescent
 		 * state at every tick and idle-loop pass anyway. */
-		while (READ_ONCE(c->qs_seq) == seen[i])
-			msleep(1);
+		while (READ_ONCE(c->qs_seq) == seen[i]) {
+			uint64_t until;
+
+			if (!expedite) {
+				msleep(1);
+				continue;
+			}
+			/* Ask, then spin briefly: the answer takes
+			 * microseconds unless that CPU is in a reader. */
+			lapic_send_ipi(c->apic_id, VEC_RCU_QS, false);
+			until = now_us() + 200;
+			while (READ_ONCE(c->qs_seq) == seen[i] &&
+			       now_us() < until)
+				cpu_relax();
+			if (READ_ONCE(c->qs_seq) == seen[i])
+				msleep(1);
+		}
 	}
 }
+
+void
+synchronize_rcu(void)
+{
+	grace_period(false);
+}
+
+void
+synchronize_rcu_expedited(void)
+{
+	grace_period(true);
+}
+EXPORT_SYMBOL(synchronize_rcu_expedited);
 
 void
 call_rcu(struct rcu_head *h, void (*fn)(struct rcu_head *h))
@@ -113,6 +157,7 @@ rcu_thread(void *arg)
 void
 rcu_init(void)
 {
+	vector_register(VEC_RCU_QS, rcu_qs_ipi);
 	if (thread_create("rcu", rcu_thread, NULL, 0) == NULL)
 		panic("cannot start the rcu thread");
 }

@@ -32,6 +32,11 @@ rcu_read_unlock(void)
 }
 
 void synchronize_rcu(void);
+/* The same grace period, asked for at once: every other CPU gets an
+ * interrupt that counts as its quiescent state if it interrupted code
+ * outside a reader (as a tick does), instead of waiting up to a tick
+ * (10 ms) for each.  For waits a person is timing (rmmod, unregister). */
+void synchronize_rcu_expedited(void);
 void call_rcu(struct rcu_head *h, void (*fn)(struct rcu_head *h));
 void rcu_barrier(void);
 void rcu_init(void);

@@ -12,6 +12,7 @@
 #include "modloader/module_internal.h"
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
+#include "net/core/refmode.h"
 #include <kernel/errno.h>
 #include <kernel/fault.h>
 #include <kernel/invariant.h>

@@ -4,7 +4,7 @@
  *   percpu  (Linux 2.5/2.6)  each CPU counts its own gets and puts with
  *           interrupts off; only the sum means anything.  The unload
  *           check sums the counters with every other CPU stopped
- *           (stop_machine), so no get can be half done: a getter tests
+ *           (pcpu_counter_sum_exact), so no get can be half done: a getter tests
  *           LIVE and increments with interrupts off, and stop_machine's
  *           IPI cannot land in between.
  *   atomic  (Linux 3.19+)  one counter holding a bias of 1 plus the
@@ -17,11 +17,13 @@
  * below zero.  The implementation is chosen per module when it is
  * loaded, so the suite in test_refcount.c can run both in one boot.
  */
+#include <kernel/drain.h>
 #include <kernel/fault.h>
 #include <kernel/module.h>
 #include <kernel/bootparam.h>
 #include <kernel/printk.h>
 #include <kernel/panic.h>
+#include <kernel/pcpu_counter.h>
 #include <kernel/rcu.h>
 #include <kernel/sched.h>
 #include <kernel/smp.h>
@@ -47,8 +49,7 @@ module_default_refops(void)
 static void
 pcpu_init(struct module *mod)
 {
-	for (int i = 0; i < MAX_CPUS; i++)
-		mod->pcpu_ref[i].n = 0;
+	pcpu_counter_init(&mod->pcpu_ref);
 }
 
 static bool
@@ -60,7 +61,7 @@ pcpu_try_get(struct module *mod)
 	uint32_t f = local_irq_save();
 
 	if (READ_ONCE(mod->state) == MODULE_STATE_LIVE) {
-		mod->pcpu_ref[cpu_id()].n++;
+		pcpu_counter_add_irqoff(&mod->pcpu_ref, 1);
 		ok = true;
 	}
 	local_irq_restore(f);
@@ -70,37 +71,25 @@ pcpu_try_get(struct module *mod)
 static void
 pcpu_get(struct module *mod)
 {
-	uint32_t f = local_irq_save();
-
-	mod->pcpu_ref[cpu_id()].n++;
-	local_irq_restore(f);
-}
-
-static int
-pcpu_sum(struct module *mod)
-{
-	int sum = 0;
-
-	for (int i = 0; i < MAX_CPUS; i++)
-		sum += READ_ONCE(mod->pcpu_ref[i].n);
-	return sum;
+	pcpu_counter_add(&mod->pcpu_ref, 1);
 }
 
 static bool
 pcpu_put(struct module *mod)
 {
 	uint32_t f = local_irq_save();
-	int me = cpu_id();
 	bool ok = true;
 
 	/* A negative local counter is normal (got on one CPU, put on
 	 * another); only a negative sum is an underflow.  The unlocked sum
 	 * can be low by a get and put that race with it, so it must be
 	 * negative twice before we call it one. */
-	if (--mod->pcpu_ref[me].n < 0 && pcpu_sum(mod) < 0) {
+	pcpu_counter_add_irqoff(&mod->pcpu_ref, -1);
+	if (mod->pcpu_ref.cpu[cpu_id()].n < 0 &&
+	    pcpu_counter_sum(&mod->pcpu_ref) < 0) {
 		cpu_relax();
-		if (pcpu_sum(mod) < 0) {
-			mod->pcpu_ref[me].n++;
+		if (pcpu_counter_sum(&mod->pcpu_ref) < 0) {
+			pcpu_counter_add_irqoff(&mod->pcpu_ref, 1);
 			ok = false;
 		}
 	}
@@ -111,23 +100,18 @@ pcpu_put(struct module *mod)
 static int
 pcpu_count(struct module *mod)
 {
-	return pcpu_sum(mod);
-}
-
-static int
-pcpu_release_stopped(void *arg)
-{
-	return pcpu_sum(arg) == 0 ? 0 : -EBUSY;
+	return pcpu_counter_sum(&mod->pcpu_ref);
 }
 
 static int
 pcpu_try_release(struct module *mod)
 {
 	/* Cheap unlocked look first: stopping every CPU to learn that the
-	 * count is still 3 would stall the machine once per poll. */
-	if (pcpu_sum(mod) != 0)
+	 * count is still 3 would stall the machine once per poll.  The
+	 * module is GOING (no new get), so an exact 0 stays 0. */
+	if (pcpu_counter_sum(&mod->pcpu_ref) != 0)
 		return -EBUSY;
-	return stop_machine(pcpu_release_stopped, mod);
+	return pcpu_counter_sum_exact(&mod->pcpu_ref) == 0 ? 0 : -EBUSY;
 }
 
 const struct module_refops module_refops_percpu = {
@@ -249,6 +233,7 @@ module_put(struct module *mod)
 		       mod->name);
 		backtrace();
 	}
+	drain_kick(); /* rmmod may be waiting for this put */
 	rcu_read_unlock();
 }
 

@@ -5,9 +5,10 @@
  *   1. refuse at once if other modules use it, or it is not LIVE
  *   2. GOING: from now on try_module_get fails
  *   3. -f: the module's force hook; then its quiesce hook
- *   4. wait: ask can_unload (the module's veto, with a reason) and the
- *      refcount implementation's unload check every POLL_MS; print what
- *      is left once a second; Ctrl-C calls resume and makes it LIVE again
+ *   4. wait (drain_wait): ask can_unload (the module's veto, with a
+ *      reason) and the refcount implementation's unload check each time
+ *      a module_put or dev_put kicks the drain; print what is left once
+ *      a second; Ctrl-C calls resume and makes it LIVE again
  *   5. exit; off the list; synchronize_rcu() so that every CPU has left
  *      any read-side section that might still be running module code
  *      (module_put's own tail, module_call_guarded callers)
@@ -25,6 +26,7 @@
  * finds it GOING (EBUSY) or not at all (ENOENT).  On a rollback the
  * resume hook runs before the module is LIVE again.
  */
+#include <kernel/drain.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <kernel/racepoint.h>
@@ -35,7 +37,6 @@
 #include <kernel/errno.h>
 #include "modloader/module_internal.h"
 
-#define POLL_MS    10
 #define REASON_MAX 128
 
 static int
@@ -123,26 +124,43 @@ nowait_quiesced(struct module *mod)
 	return rm_error(mod->name, -EBUSY, why);
 }
 
-/* Step 4: 0 once released, -EINTR after Ctrl-C (module LIVE again). */
+/* Step 4, through drain_wait (kernel/drain.h): woken by module_put and
+ * dev_put, and once a second for the progress line. */
+struct release_wait {
+	struct module *mod;
+	char why[2 * REASON_MAX];
+};
+
+static bool
+released(void *arg)
+{
+	struct release_wait *w = arg;
+
+	busy_reason(w->mod, true, w->why, sizeof(w->why));
+	return w->why[0] == '\0';
+}
+
+static void
+release_report(void *arg, unsigned seconds)
+{
+	struct release_wait *w = arg;
+
+	kprintf("rmmod: %s: waiting %u s: %s (Ctrl-C aborts)\n", w->mod->name,
+	        seconds, w->why);
+}
+
+/* 0 once released, -EINTR after Ctrl-C (module LIVE again).  The clock
+ * starts after quiesce, so a device's own once-a-second line (printed
+ * from can_unload) is due no later than ours and comes first. */
 static int
 wait_released(struct module *mod)
 {
-	char why[2 * REASON_MAX];
-	uint64_t start = now_ms(), next = start + 1000;
+	struct release_wait w = {.mod = mod};
+	struct drain d = {released, release_report, &w, true};
 
-	for (;;) {
-		busy_reason(mod, true, why, sizeof(why));
-		if (why[0] == '\0')
-			return 0;
-		if (now_ms() >= next) {
-			uint64_t s = (now_ms() - start) / 1000;
-			kprintf("rmmod: %s: waiting %u s: %s (Ctrl-C aborts)\n",
-			        mod->name, (unsigned)s, why);
-			next += 1000;
-		}
-		if (msleep_interruptible(POLL_MS) != 0)
-			return abandon(mod);
-	}
+	if (drain_wait(&d) != 0)
+		return abandon(mod);
+	return 0;
 }
 
 /* Steps 5 and 6, for a module whose references are gone (or a GONE one
@@ -157,7 +175,7 @@ module_teardown_locked(struct module *mod)
 	list_del_init(&mod->list);
 	module_drop_uses(mod);
 	mutex_unlock(&module_mutex);
-	synchronize_rcu();
+	synchronize_rcu_expedited();
 	graveyard_add(mod);
 	mutex_lock(&module_mutex);
 	module_free(mod);

@@ -459,13 +459,14 @@ e1000_remove(struct pci_dev *pdev)
 	struct net_device *dev = pdev->driver_data;
 
 	/* Closes the device (e1000_stop) if it is up, waits for the
-	 * references in every refmode but legacy, then runs the
-	 * destructor.  The hardware was reset by stop; reset again in case
-	 * it was never opened, and stop bus mastering for good. */
+	 * references if the core's refcount strategy does, then runs the
+	 * destructor.  The hardware was reset by stop; once the device is
+	 * gone, reset again in case it was never opened.  If references
+	 * outlive the unregister (the core says so), leave the hardware as
+	 * it is.  Bus mastering stops for good either way. */
 	struct e1000 *e = netdev_priv(dev);
 	volatile uint8_t *regs = e->regs;
-	unregister_netdev(dev);
-	if (netdev_refmode != REFMODE_LEGACY) {
+	if (unregister_netdev(dev) == 0) {
 		struct e1000 tmp = {.regs = regs};
 		reset(&tmp);
 	}

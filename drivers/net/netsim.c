@@ -253,7 +253,7 @@ nsim_del(const char *name)
 	mutex_lock(&devs_mutex);
 	ASSERT(devs[i] == dev && deleting[i]);
 	deleting[i] = false;
-	if (r == 0)
+	if (r >= 0) /* gone, or unregistered and left to its holders */
 		devs[i] = NULL;
 	mutex_unlock(&devs_mutex);
 	if (r == -EINTR)

@@ -253,7 +253,7 @@ pcpu_slots_own_lines(struct ktest *t)
 	struct module *mod = fake_module(MODULE_STATE_LIVE);
 
 	KASSERT_TRUE(t, mod != NULL);
-	kt_expect_slots_own_lines(t, mod->pcpu_ref, "module");
+	kt_expect_slots_own_lines(t, mod->pcpu_ref.cpu, "module");
 	kfree(mod);
 }
 

@@ -11,15 +11,21 @@
  * unregister_netdev(dev), in order:
  *   begin    close it if up, unlist it (lookups and try_dev_hold fail from
  *            here), NETDEV_UNREGISTER so caches drop their references
- *   wait     (not in refmode=legacy) until only the base reference is
- *            left, printing the holders and re-sending NETDEV_UNREGISTER
- *            every second; Ctrl-C rolls back: listed again under the same
- *            name and index, NETDEV_REGISTER, reopened if it was up
- *   finish   drop the base reference; the destructor runs now, or in
- *            legacy mode whenever the last dev_put happens
+ *   wait     netdev_refops->unregister_wait: for most refmodes
+ *            netdev_wait_allrefs - until only the base reference is
+ *            left, woken by the last dev_put (kernel/drain.h), printing
+ *            the holders and re-sending NETDEV_UNREGISTER every second;
+ *            Ctrl-C rolls back: listed again under the same name and
+ *            index, NETDEV_REGISTER, reopened if it was up
+ *   finish   netdev_refops->release drops the base reference; the
+ *            destructor runs now (unregister_netdev returns 0), or, if
+ *            the refmode let references outlive the unregister, at the
+ *            last dev_put (NETDEV_UNREG_HELD)
  */
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
+#include "net/core/refmode.h"
+#include <kernel/drain.h>
 #include <kernel/errno.h>
 #include <kernel/initcall.h>
 #include <kernel/kmalloc.h>
@@ -32,8 +38,6 @@
 #include <kernel/sched.h>
 #include <kernel/string.h>
 #include <kernel/timer.h>
-
-#define WAIT_POLL_MS 10
 
 static DEFINE_MUTEX(rtnl_mutex);
 LIST_HEAD(netdev_list);
@@ -483,35 +487,52 @@ netdev_wait_report(struct net_device *dev)
 	call_netdevice_notifiers(NETDEV_UNREGISTER, dev);
 }
 
+static bool
+allrefs_gone(void *dev)
+{
+	return netdev_refcnt_settled(dev) <= 1;
+}
+
+static void
+allrefs_report(void *dev, unsigned seconds)
+{
+	(void)seconds; /* the device keeps its own clock (begin) */
+	/* Notifiers run under rtnl, also the re-sent ones. */
+	rtnl_lock();
+	netdev_wait_report(dev);
+	rtnl_unlock();
+}
+
+/* The unregister wait of the refmodes that wait (net/core/refmode.h). */
 int
 netdev_wait_allrefs(struct net_device *dev, bool interruptible)
 {
+	struct drain d = {allrefs_gone, allrefs_report, dev, interruptible};
+
+	ASSERT(!rtnl_is_locked());
+	ASSERT(dev->reg_state == NETREG_UNREGISTERING &&
+	       dev->unreg_thread == current);
 	/* Lookups that found the device before it was unlisted may still
 	 * be taking references: wait for them before we count. */
-	synchronize_rcu();
-	for (;;) {
-		if (netdev_refcnt_settled(dev) <= 1)
-			return 0;
-		/* Notifiers run under rtnl, also the re-sent ones. */
-		rtnl_lock();
-		netdev_wait_report(dev);
-		rtnl_unlock();
-		if (interruptible) {
-			if (msleep_interruptible(WAIT_POLL_MS) != 0)
-				return -EINTR;
-		} else {
-			msleep(WAIT_POLL_MS);
-		}
-	}
+	synchronize_rcu_expedited();
+	return drain_wait(&d);
 }
 
-void
+/* Drop the base reference, the last one: nobody else can see dev. */
+bool
+netdev_release_base(struct net_device *dev)
+{
+	int n = __atomic_sub_fetch(&dev->refcnt, 1, __ATOMIC_SEQ_CST);
+
+	BUG_ON(n != 0 && !dev->pcpu_refs);
+	netdev_run_destructor(dev);
+	return true;
+}
+
+bool
 netdev_unregister_finish(struct net_device *dev)
 {
 	struct module *owner = dev->owner;
-	bool legacy = netdev_refmode == REFMODE_LEGACY;
-	char name[IFNAMSIZ];
-	int n;
 
 	ASSERT(rtnl_is_locked());
 	ASSERT(dev->reg_state == NETREG_UNREGISTERING &&
@@ -528,25 +549,7 @@ netdev_unregister_finish(struct net_device *dev)
 	}
 	pr_info("%s: unregistered (driver %s)\n", dev->name,
 	        module_name(owner));
-	if (!legacy) {
-		/* The base was the last reference: nobody else can see dev. */
-		__atomic_sub_fetch(&dev->refcnt, 1, __ATOMIC_SEQ_CST);
-		netdev_run_destructor(dev);
-		return;
-	}
-	/* The 2.5.68 behaviour: drop the base and return at once; whoever
-	 * drops the last reference runs the destructor - maybe on another
-	 * CPU right after our decrement, so dev is not touched after it. */
-	strlcpy(name, dev->name, sizeof(name));
-	n = __atomic_sub_fetch(&dev->refcnt, 1, __ATOMIC_SEQ_CST);
-	race_point("netdev-finish-put");
-	if (n == 0)
-		netdev_run_destructor(dev);
-	else
-		pr_warn("%s: refmode=legacy: unregistered with %d "
-		        "reference(s) left; the destructor runs at the last "
-		        "dev_put\n",
-		        name, n);
+	return netdev_refops->release(dev);
 }
 
 int
@@ -579,25 +582,20 @@ unregister_netdev(struct net_device *dev)
 	 * (a notifier, `ip link`).  The device is unlisted and ours: nobody
 	 * else can start an unregister, an open or a rollback of it. */
 	rtnl_unlock();
-	if (netdev_refmode != REFMODE_LEGACY) {
-		/* Interruptible unless the driver module is going: its exit
-		 * is past the point where rmmod can be rolled back (rmmod
-		 * waits in the module's can_unload hook instead). */
-		bool intr = dev->owner == NULL ||
-		            dev->owner->state == MODULE_STATE_LIVE;
-		r = netdev_wait_allrefs(dev, intr);
-	} else {
-		synchronize_rcu();
-	}
+	/* Interruptible unless the driver module is going: its exit is
+	 * past the point where rmmod can be rolled back (rmmod waits in the
+	 * module's can_unload hook instead). */
+	r = netdev_refops->unregister_wait(
+	    dev, dev->owner == NULL || dev->owner->state == MODULE_STATE_LIVE);
 	rtnl_lock();
 	if (r < 0) {
 		netdev_unregister_abort(dev);
 		rtnl_unlock();
 		return r;
 	}
-	netdev_unregister_finish(dev);
+	r = netdev_unregister_finish(dev) ? 0 : NETDEV_UNREG_HELD;
 	rtnl_unlock();
-	return 0;
+	return r;
 }
 EXPORT_SYMBOL(unregister_netdev);
 
@@ -606,6 +604,7 @@ netdev_init(void)
 {
 	extern void napi_init(void);
 	extern void netdev_unload_init(void);
+	netdev_refmode_select();
 	napi_init();
 	netdev_unload_init();
 }

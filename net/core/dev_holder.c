@@ -17,6 +17,7 @@
  */
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
+#include "net/core/refmode.h"
 #include <kernel/args.h>
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
@@ -60,13 +61,13 @@ holder_expire(struct timer *t)
 			timer_add(&h->timer, h->expires);
 			return;
 		}
+		const char *refused = netdev_refops->refused != NULL
+		                          ? netdev_refops->refused(h->dev)
+		                          : NULL;
 		kprintf("devhold: %s: try_dev_hold refused (%s), letting go\n",
 		        h->name,
-		        netdev_refmode == REFMODE_OWNER &&
-		                h->dev->owner != NULL &&
-		                h->dev->owner->state != MODULE_STATE_LIVE
-		            ? "refmode=owner: its driver module is GOING"
-		            : "the device is being unregistered");
+		        refused != NULL ? refused
+		                        : "the device is being unregistered");
 	}
 	f = spin_lock_irqsave(&holders_lock);
 	list_del_init(&h->link);

@@ -7,8 +7,8 @@
  *                   off; only the sum means anything, and the sum is exact
  *                   only while nobody can change it, so the final "has it
  *                   reached the base?" check runs under stop_machine
- *                   (netdev_refcnt_settled).  refmode=legacy needs to see
- *                   zero in dev_put itself and always uses atomic.
+ *                   (netdev_refcnt_settled).  A refmode whose ops say
+ *                   !percpu (legacy: dev_put must see zero) gets atomic.
  *
  * Tracking (netdev_track=1, the default): a hold that passes a struct
  * dev_tracker is put on the device's list with its tag, call site and
@@ -16,17 +16,18 @@
  * "untracked".  netdev_track=0 (for benchmarks) skips the list and the
  * lock; the counts stay exact.
  *
- * refmode=owner: every hold also takes a reference on the driver module
- * (__module_get, legal because the holder already holds the device and so,
- * transitively, the module), and try_dev_hold fails once the module is
- * GOING.  refmode=legacy: dev_put that drops the last reference of an
- * unregistered device calls dev->destructor right there, wherever that
- * is - after the module is gone, if it came to that (the 2.5.68 bug).
+ * What a refmode adds to a hold, try-hold or put is its ops' business
+ * (net/core/refmode.h; owner takes module references, legacy runs the
+ * destructor from the last put).  Every put kicks the drain
+ * (kernel/drain.h), so an unregister or rmmod waiting for this count
+ * wakes at the last put instead of polling.
  */
 #include <kernel/fault.h>
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
+#include "net/core/refmode.h"
 #include <kernel/bootparam.h>
+#include <kernel/drain.h>
 #include <kernel/module.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
@@ -34,9 +35,6 @@
 #include <kernel/smp.h>
 #include <kernel/timer.h>
 
-int netdev_refmode;
-BOOTPARAM_ENUM(refmode, netdev_refmode, "wait|owner|pinned|legacy",
-               "netdevice refcount strategy (docs/netdev.md)", 0);
 static int devref_mode; /* 0 percpu, 1 atomic */
 BOOTPARAM_ENUM(devref, devref_mode, "percpu|atomic",
                "device refcount implementation (for devices allocated later)",
@@ -45,20 +43,10 @@ int netdev_track = 1;
 BOOTPARAM_BOOL(netdev_track, netdev_track,
                "record the tag and call site of each tracked dev_hold", 0);
 
-const char *
-netdev_refmode_name(void)
-{
-	static const char *const names[] = {"wait", "owner", "pinned",
-	                                    "legacy"};
-	return names[netdev_refmode & 3];
-}
-EXPORT_SYMBOL(netdev_refmode_name);
-EXPORT_SYMBOL(netdev_refmode);
-
 void
 netdev_refcnt_init(struct net_device *dev)
 {
-	dev->pcpu_refs = devref_mode == 0 && netdev_refmode != REFMODE_LEGACY;
+	dev->pcpu_refs = devref_mode == 0 && netdev_refops->percpu;
 	dev->track = netdev_track != 0;
 	spin_init(&dev->track_lock, "dev->track_lock");
 	INIT_LIST_HEAD(&dev->trackers);
@@ -68,11 +56,7 @@ static void
 count_add(struct net_device *dev, int delta)
 {
 	if (dev->pcpu_refs) {
-		/* Interrupts off, so stop_machine's IPI cannot split the
-		 * read-modify-write of this CPU's counter. */
-		uint32_t f = local_irq_save();
-		this_cpu_refs(dev)[0] += delta;
-		local_irq_restore(f);
+		pcpu_counter_add(&dev->pcpu_refcnt, delta);
 	} else {
 		__atomic_add_fetch(&dev->refcnt, delta, __ATOMIC_SEQ_CST);
 	}
@@ -84,18 +68,10 @@ netdev_refcnt_read(const struct net_device *dev)
 	int n = __atomic_load_n(&dev->refcnt, __ATOMIC_SEQ_CST);
 
 	if (dev->pcpu_refs)
-		for (int i = 0; i < MAX_CPUS; i++)
-			n += __atomic_load_n(&dev->pcpu_refcnt[i].n,
-			                     __ATOMIC_RELAXED);
+		n += pcpu_counter_sum(&dev->pcpu_refcnt);
 	return n;
 }
 EXPORT_SYMBOL(netdev_refcnt_read);
-
-static int
-sum_stopped(void *arg)
-{
-	return netdev_refcnt_read(arg);
-}
 
 int
 netdev_refcnt_settled(struct net_device *dev)
@@ -104,7 +80,8 @@ netdev_refcnt_settled(struct net_device *dev)
 
 	/* Only a sum that looks final needs the exact, expensive look. */
 	if (dev->pcpu_refs && n <= 1)
-		n = stop_machine(sum_stopped, dev);
+		n = __atomic_load_n(&dev->refcnt, __ATOMIC_SEQ_CST) +
+		    pcpu_counter_sum_exact(&dev->pcpu_refcnt);
 	return n;
 }
 
@@ -151,8 +128,8 @@ void
 __dev_hold(struct net_device *dev, struct dev_tracker *t, const char *tag,
            uintptr_t caller)
 {
-	if (netdev_refmode == REFMODE_OWNER)
-		__module_get(dev->owner);
+	if (netdev_refops->hold != NULL)
+		netdev_refops->hold(dev);
 	count_add(dev, 1);
 	track_add(dev, t, tag, caller);
 }
@@ -164,18 +141,17 @@ __try_dev_hold(struct net_device *dev, struct dev_tracker *t, const char *tag,
 {
 	if (fault_should_fail(FAULT_DEVHOLD))
 		return false;
-	if (netdev_refmode == REFMODE_OWNER) {
-		if (!try_module_get(dev->owner))
-			return false;
-	}
+	if (netdev_refops->try_hold != NULL && !netdev_refops->try_hold(dev))
+		return false;
 	/* Checked after the count is up: unregister unlists, then waits for
 	 * the count, so either it sees our hold or we see its state. */
 	count_add(dev, 1);
 	if (__atomic_load_n(&dev->reg_state, __ATOMIC_SEQ_CST) !=
 	    NETREG_REGISTERED) {
 		count_add(dev, -1);
-		if (netdev_refmode == REFMODE_OWNER)
-			module_put(dev->owner);
+		if (netdev_refops->put != NULL)
+			netdev_refops->put(dev, dev->owner, -1);
+		drain_kick();
 		return false;
 	}
 	track_add(dev, t, tag, caller);
@@ -190,7 +166,7 @@ dev_put_track(struct net_device *dev, struct dev_tracker *t)
 	 * the count is down, the device may be freed under us - by another
 	 * CPU's last put, in legacy mode too - unless ours was the last. */
 	struct module *owner = dev->owner;
-	int ifindex = dev->ifindex, n;
+	int ifindex = dev->ifindex, n = -1;
 
 	track_del(dev, t);
 	if (dev->pcpu_refs) {
@@ -206,12 +182,10 @@ dev_put_track(struct net_device *dev, struct dev_tracker *t)
 			       (void *)dev, ifindex, n);
 			backtrace();
 		}
-		if (n == 0 && netdev_refmode == REFMODE_LEGACY &&
-		    dev->reg_state == NETREG_UNREGISTERED)
-			netdev_run_destructor(dev);
 	}
-	if (netdev_refmode == REFMODE_OWNER)
-		module_put(owner);
+	if (netdev_refops->put != NULL)
+		netdev_refops->put(dev, owner, n);
+	drain_kick();
 }
 EXPORT_SYMBOL(dev_put_track);
 

@@ -7,7 +7,7 @@
  *
  *   quiesce     the first half of unregister_netdev: close, unlist,
  *               NETDEV_UNREGISTER (caches drop their references)
- *   can_unload  called every 10 ms while rmmod waits: -EBUSY while a
+ *   can_unload  called while rmmod waits (at each put): -EBUSY while a
  *               device has references beyond its base; prints
  *               "unregister_netdev: waiting for eth0 to become free.
  *               Usage count = N" with the holders once a second, and
@@ -21,14 +21,15 @@
  * and free and just finishes.  So an unregister is either completed or
  * rolled back, never left half done.
  *
- * refmode=owner uses the same path; there the module's own count also
- * holds rmmod back (every dev_hold is a module reference).  refmode=legacy
- * does not wait at all (can_unload says yes at once): the 2.5.68 bug.
- * refmode=pinned never gets here: rmmod refuses first, through the
- * module loader's unload policy list (netdev_unload_policy below).
+ * What the refmode changes (net/core/refmode.h): whether can_unload waits for
+ * the devices' counts at all (ops->unload_waits; legacy does not: the
+ * 2.5.68 bug), and whether rmmod may start (ops->unload_policy, asked
+ * through the module loader's unload policy list; pinned says EPERM).
+ * Under owner the module's own count also holds rmmod back.
  */
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
+#include "net/core/refmode.h"
 #include <kernel/errno.h>
 #include <kernel/module.h>
 #include <kernel/string.h>
@@ -69,7 +70,7 @@ netdev_module_can_unload(struct module *mod, char *why, size_t size)
 			                "thread",
 			                busy > 1 ? ", " : "", d->name);
 	}
-	if (netdev_refmode == REFMODE_LEGACY) {
+	if (!netdev_refops->unload_waits) {
 		rtnl_unlock();
 		return busy ? -EBUSY : 0;
 	}
@@ -120,17 +121,13 @@ netdev_module_resume(struct module *mod)
 }
 EXPORT_SYMBOL(netdev_module_resume);
 
-/* An unload policy (kernel/module.h): the 2002 summit's answer. */
+/* An unload policy (kernel/module.h): the refmode's say. */
 static int
 netdev_unload_policy(struct module *mod, char *why, size_t size)
 {
-	(void)mod;
-	if (netdev_refmode != REFMODE_PINNED)
+	if (netdev_refops->unload_policy == NULL)
 		return 0;
-	snprintf(why, size,
-	         "refmode=pinned: modules are never unloaded (boot with "
-	         "refmode=wait, owner or legacy to unload)");
-	return -EPERM;
+	return netdev_refops->unload_policy(mod, why, size);
 }
 
 static struct module_unload_policy netdev_policy = {

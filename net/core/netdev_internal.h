@@ -3,7 +3,8 @@
  *
  *   dev.c         register/unregister, names and indexes, lookups,
  *                 up/down, notifiers
- *   dev_refcnt.c  dev_hold/dev_put, tracking, the refmodes' hold rules
+ *   dev_refcnt.c  dev_hold/dev_put, tracking
+ *   refmode*.c    the refmode= strategies (net/core/refmode.h)
  *   dev_xmit.c    dev_queue_xmit, netif_receive_skb, packet types
  *   napi.c        the net_rx polling thread
  *   unload.c      rmmod of a driver module: quiesce, wait, roll back
@@ -19,12 +20,6 @@
 #define NETDEV_TAG "netdev"
 
 extern int netdev_track;
-
-static inline volatile int *
-this_cpu_refs(struct net_device *dev)
-{
-	return &dev->pcpu_refcnt[cpu_id()].n;
-}
 
 /* dev_refcnt.c */
 void netdev_refcnt_init(struct net_device *dev);
@@ -46,12 +41,11 @@ void call_netdevice_notifiers(unsigned long event, struct net_device *dev);
  * finishes it); by_rmmod: rmmod's quiesce, which resume may roll back. */
 void netdev_unregister_begin(struct net_device *dev, bool by_rmmod);
 void netdev_unregister_abort(struct net_device *dev);
-/* Wait for the base count; 0, or -EINTR (interruptible only). */
-int netdev_wait_allrefs(struct net_device *dev, bool interruptible);
 /* Print the waiting line and re-send NETDEV_UNREGISTER if a second has
  * passed since the last time. */
 void netdev_wait_report(struct net_device *dev);
-void netdev_unregister_finish(struct net_device *dev);
+/* true if the device was freed (see netdev_refops->release). */
+bool netdev_unregister_finish(struct net_device *dev);
 int __dev_open(struct net_device *dev, bool owner_pinned);
 int __dev_close(struct net_device *dev, bool owner_pinned);
 extern struct list_head netdev_list;       /* RCU; changed under rtnl */

@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <kernel/cpu.h>
+#include <kernel/pcpu_counter.h>
 #include <kernel/list.h>
 #include <kernel/rcu.h>
 #include <kernel/spinlock.h>
@@ -62,14 +63,8 @@ enum netdev_reg_state {
 	NETREG_UNREGISTERED,
 };
 
-/* The refcount strategies (boot parameter refmode=, docs/netdev.md). */
-enum netdev_refmode {
-	REFMODE_WAIT,
-	REFMODE_OWNER,
-	REFMODE_PINNED,
-	REFMODE_LEGACY,
-};
-extern int netdev_refmode;
+/* The refcount strategy's name (boot parameter refmode=, docs/netdev.md;
+ * net/core/refmode.h).  Drivers do not ask it: unregister_netdev tells them. */
 const char *netdev_refmode_name(void);
 
 /* Notifier events, in the order a device sees them. */
@@ -141,7 +136,7 @@ struct net_device {
 	/* References (net/core/dev_refcnt.c). */
 	bool pcpu_refs; /* implementation chosen at alloc_netdev */
 	volatile int refcnt;
-	struct pcpu_slot pcpu_refcnt[MAX_CPUS]; /* one cache line each */
+	struct pcpu_counter pcpu_refcnt; /* one cache line per CPU */
 	spinlock_t track_lock;
 	struct list_head trackers;
 	volatile int untracked;
@@ -173,10 +168,14 @@ struct net_device *alloc_netdev(size_t priv_size, const char *name);
 struct net_device *alloc_etherdev(size_t priv_size);
 void free_netdev(struct net_device *dev);
 int register_netdev(struct net_device *dev);
-/* 0 once the device is gone; -EINTR if Ctrl-C interrupted the wait,
- * and then the device is registered again exactly as before; -EBUSY at
- * once if another thread is unregistering it (that thread finishes it;
- * the device may be gone when this returns). */
+/* 0 once the device is gone (its destructor ran); NETDEV_UNREG_HELD if
+ * it is unregistered but the refmode let references outlive that (the
+ * destructor runs at the last dev_put: touch nothing the destructor
+ * frees, and leave the hardware as it is); -EINTR if Ctrl-C interrupted
+ * the wait, and then the device is registered again exactly as before;
+ * -EBUSY at once if another thread is unregistering it (that thread
+ * finishes it; the device may be gone when this returns). */
+#define NETDEV_UNREG_HELD 1
 int unregister_netdev(struct net_device *dev);
 
 static inline void *

@@ -28,6 +28,7 @@
 #include "net/ipv4/icmp_proto.h"
 #include "net/ipv4/ipv4_hdr.h"
 #include "net/ipv4/udp_proto.h"
+#include "net/core/refmode.h"
 #include <kernel/bootparam.h>
 #include <kernel/timer.h>
 

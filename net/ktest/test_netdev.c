@@ -24,6 +24,7 @@
 #include <net/core/netdevice.h>
 #include <net/core/skbuff.h>
 #include "net/core/netdev_internal.h"
+#include "net/core/refmode.h"
 
 struct fake {
 	volatile int opens, stops, xmits;
@@ -292,7 +293,7 @@ pcpu_slots_own_lines(struct ktest *t)
 	struct net_device *dev = alloc_netdev(0, "ktst%d");
 
 	KASSERT_TRUE(t, dev != NULL);
-	kt_expect_slots_own_lines(t, dev->pcpu_refcnt, "netdev");
+	kt_expect_slots_own_lines(t, dev->pcpu_refcnt.cpu, "netdev");
 	free_netdev(dev);
 }
 

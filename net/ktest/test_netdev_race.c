@@ -33,6 +33,7 @@
 #include <kernel/x86.h>
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
+#include "net/core/refmode.h"
 
 static struct module *fake_owner;
 
@@ -307,7 +308,7 @@ legacy_underflow_report_outlives_free(struct ktest *t)
 	KASSERT_TRUE(t, dev != NULL);
 	dev->destructor = kfree_destructor;
 	dev_hold(dev);
-	KEXPECT_EQ(t, unregister_netdev(dev), 0); /* one reference left */
+	KEXPECT_EQ(t, unregister_netdev(dev), NETDEV_UNREG_HELD); /* one left */
 	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1);
 	KEXPECT_EQ(t, __atomic_sub_fetch(&dev->refcnt, 1, __ATOMIC_SEQ_CST), 0);
 	KASSERT_TRUE(t, race_arm("dev-put-underflow") == 0);

@@ -25,6 +25,7 @@
 #include <kernel/string.h>
 #include <kernel/x86.h>
 #include <net/core/netdevice.h>
+#include "net/core/refmode.h"
 #include "modloader/module_internal.h"
 
 /* A module's record without taking a reference (it stays valid while

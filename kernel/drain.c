@@ -1,0 +1,59 @@
+/*
+ * Drain: wait for a condition, woken by kicks, reporting each second
+ * (kernel/drain.h).
+ */
+#include <kernel/drain.h>
+#include <kernel/errno.h>
+#include <kernel/module.h>
+#include <kernel/timer.h>
+#include <kernel/waitq.h>
+
+volatile int drain_waiters;
+static volatile unsigned drain_gen;
+static DEFINE_WAITQ(drain_wq);
+
+void
+drain_wake(void)
+{
+	__atomic_add_fetch(&drain_gen, 1, __ATOMIC_SEQ_CST);
+	if (waitq_active(&drain_wq))
+		wake_up(&drain_wq);
+}
+
+int
+drain_wait(const struct drain *d)
+{
+	uint64_t start = now_ms(), next = start + 1000;
+	int r = 0;
+
+	__atomic_add_fetch(&drain_waiters, 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		unsigned gen = __atomic_load_n(&drain_gen, __ATOMIC_SEQ_CST);
+		uint64_t now, until;
+
+		if (d->done(d->arg))
+			break;
+		now = now_ms();
+		if (now >= next) {
+			if (d->report != NULL)
+				d->report(d->arg,
+				          (unsigned)((now - start) / 1000));
+			next += 1000;
+			if (next <= now)
+				next = now + 1000;
+		}
+		until = now + DRAIN_FALLBACK_MS < next ? now + DRAIN_FALLBACK_MS
+		                                       : next;
+		r = __wait_event(
+		    drain_wq,
+		    __atomic_load_n(&drain_gen, __ATOMIC_SEQ_CST) != gen,
+		    (long)(until - now), d->interruptible);
+		if (r == -EINTR)
+			break;
+		r = 0;
+	}
+	__atomic_sub_fetch(&drain_waiters, 1, __ATOMIC_SEQ_CST);
+	return r;
+}
+EXPORT_SYMBOL(drain_wake);
+EXPORT_SYMBOL(drain_waiters);
