@@ -6,6 +6,7 @@
 #include <kernel/sched.h>
 #include <kernel/cpu.h>
 #include <kernel/panic.h>
+#include <kernel/lockorder.h>
 
 void
 mutex_init(struct mutex *m, const char *name)
@@ -13,15 +14,27 @@ mutex_init(struct mutex *m, const char *name)
 	waitq_init(&m->wq, name);
 	m->owner = NULL;
 	m->name = name;
+	m->rank = 0;
 }
 
-bool
-mutex_trylock(struct mutex *m)
+static bool
+try_acquire(struct mutex *m)
 {
 	struct thread *expected = NULL;
 
 	return __atomic_compare_exchange_n(&m->owner, &expected, current, false,
 	                                   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+/* A trylock cannot deadlock: recorded, not checked. */
+bool
+mutex_trylock(struct mutex *m)
+{
+	if (!try_acquire(m))
+		return false;
+	if (m->rank != 0)
+		lockorder_push(m->name, m->rank);
+	return true;
 }
 
 static void
@@ -35,14 +48,25 @@ void
 mutex_lock(struct mutex *m)
 {
 	check_not_recursive(m);
-	wait_event(m->wq, mutex_trylock(m));
+	if (m->rank != 0)
+		lockorder_check(m->name, m->rank);
+	wait_event(m->wq, try_acquire(m));
+	if (m->rank != 0)
+		lockorder_push(m->name, m->rank);
 }
 
 int
 mutex_lock_interruptible(struct mutex *m)
 {
+	int r;
+
 	check_not_recursive(m);
-	return wait_event_interruptible(m->wq, mutex_trylock(m));
+	if (m->rank != 0)
+		lockorder_check(m->name, m->rank);
+	r = wait_event_interruptible(m->wq, try_acquire(m));
+	if (r == 0 && m->rank != 0)
+		lockorder_push(m->name, m->rank);
+	return r;
 }
 
 void
@@ -51,6 +75,8 @@ mutex_unlock(struct mutex *m)
 	if (m->owner != current)
 		panic("mutex %s: unlocked by %s, not its owner", m->name,
 		      current->name);
+	if (m->rank != 0)
+		lockorder_pop(m->name, m->rank);
 	__atomic_store_n(&m->owner, NULL, __ATOMIC_RELEASE);
 	wake_up(&m->wq);
 }

@@ -11,19 +11,23 @@
 #define KERNEL_MUTEX_H
 
 #include <stdbool.h>
+#include <kernel/lockorder.h>
 #include <kernel/waitq.h>
 
 struct mutex {
 	struct waitq wq;
 	struct thread *volatile owner;
 	const char *name;
+	int rank; /* lock order class (kernel/lockorder.h), 0: none */
 };
 
-#define MUTEX_INIT(n)                                                          \
+#define MUTEX_INIT_RANK(n, r)                                                  \
 	{                                                                      \
-		WAITQ_INIT(n.wq), NULL, #n                                     \
+		WAITQ_INIT(n.wq), NULL, #n, r                                  \
 	}
-#define DEFINE_MUTEX(n) struct mutex n = MUTEX_INIT(n)
+#define MUTEX_INIT(n)           MUTEX_INIT_RANK(n, 0)
+#define DEFINE_MUTEX(n)         struct mutex n = MUTEX_INIT(n)
+#define DEFINE_MUTEX_RANK(n, r) struct mutex n = MUTEX_INIT_RANK(n, r)
 
 void mutex_init(struct mutex *m, const char *name);
 void mutex_lock(struct mutex *m);

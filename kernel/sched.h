@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <kernel/list.h>
+#include <kernel/lockorder.h>
 
 enum thread_state { T_RUNNING, T_SLEEPING, T_DEAD };
 
@@ -36,6 +37,12 @@ struct thread {
 	uint64_t created_ms;
 	uint64_t runtime_ms;
 	unsigned slice_ms;
+	/* Ranked locks held, in the order taken (kernel/lockorder.h). */
+	struct {
+		const char *name;
+		int rank;
+	} held[LOCKORDER_DEPTH];
+	int nheld;
 };
 
 #define STACK_MAGIC 0x57ac4bad

@@ -5,6 +5,7 @@
 #include <kernel/cpu.h>
 #include <kernel/x86.h>
 #include <kernel/panic.h>
+#include <kernel/lockorder.h>
 
 /* Spins before we call it a lockup.  Generous: under TCG one host core may
  * run eight virtual CPUs, so an owner can be descheduled for a long time. */
@@ -18,6 +19,14 @@ spin_init(spinlock_t *l, const char *name)
 	l->name = name;
 	l->owner_pc = 0;
 	l->contended = 0;
+	l->rank = 0;
+}
+
+void
+spin_init_rank(spinlock_t *l, const char *name, int rank)
+{
+	spin_init(l, name);
+	l->rank = rank;
 }
 
 uint32_t
@@ -45,6 +54,8 @@ lock_acquire(spinlock_t *l, uintptr_t pc)
 		panic("spinlock %s: recursive acquire on cpu %d (held since "
 		      "%p, again at %p)",
 		      l->name, c->id, (void *)l->owner_pc, (void *)pc);
+	if (l->rank != 0)
+		lockorder_check(l->name, l->rank);
 	__asm__ volatile("lock xaddl %0, %1"
 	                 : "+r"(t), "+m"(l->ticket)
 	                 :
@@ -63,6 +74,8 @@ lock_acquire(spinlock_t *l, uintptr_t pc)
 	l->owner_cpu = c->id;
 	l->owner_pc = pc;
 	c->locks_held++;
+	if (l->rank != 0)
+		lockorder_push(l->name, l->rank);
 }
 
 void
@@ -82,6 +95,8 @@ spin_unlock(spinlock_t *l)
 	if (l->owner_cpu != c->id)
 		panic("spinlock %s: released by cpu %d but owned by cpu %d",
 		      l->name, c->id, l->owner_cpu);
+	if (l->rank != 0)
+		lockorder_pop(l->name, l->rank);
 	l->owner_cpu = -1;
 	c->locks_held--;
 	/* The increment publishes every store made under the lock: x86

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <kernel/lockorder.h>
 
 typedef struct spinlock {
 	volatile uint32_t ticket; /* high 16 bits: next, low 16: serving */
@@ -18,15 +19,20 @@ typedef struct spinlock {
 	const char *name;
 	uintptr_t owner_pc;
 	uint64_t contended; /* acquisitions that had to wait */
+	int rank;           /* lock order class (kernel/lockorder.h), 0: none */
 } spinlock_t;
 
-#define SPINLOCK_INIT(n)                                                       \
+#define SPINLOCK_INIT_RANK(n, r)                                               \
 	{                                                                      \
-		0, -1, n, 0, 0                                                 \
+		0, -1, n, 0, 0, r                                              \
 	}
-#define DEFINE_SPINLOCK(v) spinlock_t v = SPINLOCK_INIT(#v)
+#define SPINLOCK_INIT(n)           SPINLOCK_INIT_RANK(n, 0)
+#define DEFINE_SPINLOCK(v)         spinlock_t v = SPINLOCK_INIT(#v)
+#define DEFINE_SPINLOCK_RANK(v, r) spinlock_t v = SPINLOCK_INIT_RANK(#v, r)
 
 void spin_init(spinlock_t *l, const char *name);
+/* spin_init with a lock order rank (kernel/lockorder.h). */
+void spin_init_rank(spinlock_t *l, const char *name, int rank);
 void spin_lock(spinlock_t *l);
 void spin_unlock(spinlock_t *l);
 uint32_t spin_lock_irqsave(spinlock_t *l);

@@ -20,7 +20,7 @@
 #include <kernel/trap.h>
 #include "modloader/module_internal.h"
 
-DEFINE_MUTEX(module_mutex);
+DEFINE_MUTEX_RANK(module_mutex, LOCK_RANK_MODULE);
 LIST_HEAD(modules);
 
 int keep_failed_init;

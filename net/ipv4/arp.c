@@ -48,7 +48,7 @@ struct neighbour {
 	bool dead;
 };
 
-static DEFINE_SPINLOCK(neigh_lock);
+static DEFINE_SPINLOCK_RANK(neigh_lock, LOCK_RANK_NEIGH);
 static LIST_HEAD(neigh_table);
 static unsigned neigh_n, neigh_stubs;
 
