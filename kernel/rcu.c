@@ -39,8 +39,44 @@ rcu_qs_ipi(struct trapframe *tf)
 	lapic_eoi();
 }
 
+static volatile unsigned long gp_started, gp_done_upto;
+
+unsigned long
+rcu_gp_cookie(void)
+{
+	return __atomic_load_n(&gp_started, __ATOMIC_SEQ_CST) + 1;
+}
+
+bool
+rcu_gp_passed(unsigned long cookie)
+{
+	return __atomic_load_n(&gp_done_upto, __ATOMIC_SEQ_CST) >= cookie;
+}
+
+static void cpus_pass_qs(bool expedite);
+
 static void
 grace_period(bool expedite)
+{
+	unsigned long my = __atomic_add_fetch(&gp_started, 1, __ATOMIC_SEQ_CST);
+	unsigned long done = __atomic_load_n(&gp_done_upto, __ATOMIC_SEQ_CST);
+
+	cpus_pass_qs(expedite);
+	while (done < my &&
+	       !__atomic_compare_exchange_n(&gp_done_upto, &done, my, false,
+	                                    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+}
+
+void
+rcu_gp_wait(unsigned long cookie)
+{
+	if (!rcu_gp_passed(cookie))
+		grace_period(true);
+}
+
+static void
+cpus_pass_qs(bool expedite)
 {
 	uint64_t seen[MAX_CPUS];
 	int me = cpu_id();

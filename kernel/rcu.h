@@ -37,6 +37,13 @@ void synchronize_rcu(void);
  * outside a reader (as a tick does), instead of waiting up to a tick
  * (10 ms) for each.  For waits a person is timing (rmmod, unregister). */
 void synchronize_rcu_expedited(void);
+/* Grace periods by number: a cookie taken now is passed once a grace
+ * period that began after it has ended.  rcu_gp_wait waits for one
+ * (expedited) unless that has happened already - so several waits
+ * begun together share one grace period. */
+unsigned long rcu_gp_cookie(void);
+bool rcu_gp_passed(unsigned long cookie);
+void rcu_gp_wait(unsigned long cookie);
 void call_rcu(struct rcu_head *h, void (*fn)(struct rcu_head *h));
 void rcu_barrier(void);
 void rcu_init(void);

@@ -35,6 +35,9 @@ struct module_refops {
 	/* The unload check, with the module GOING: 0 if no reference is
 	 * left and none can be taken any more, else -EBUSY. */
 	int (*try_release)(struct module *mod);
+	/* The unload was rolled back (LIVE again): undo what try_release
+	 * changed about counting.  NULL: nothing to undo. */
+	void (*revive)(struct module *mod);
 };
 
 extern const struct module_refops module_refops_percpu;

@@ -3,10 +3,11 @@
  *
  *   percpu  (Linux 2.5/2.6)  each CPU counts its own gets and puts with
  *           interrupts off; only the sum means anything.  The unload
- *           check sums the counters with every other CPU stopped
- *           (pcpu_counter_sum_exact), so no get can be half done: a getter tests
- *           LIVE and increments with interrupts off, and stop_machine's
- *           IPI cannot land in between.
+ *           check, once the cheap sum says 0, switches the counter to
+ *           one atomic (pcpu_counter_kill/settle, kernel/pcpu_counter.h):
+ *           after a grace period no getter can be between its LIVE test
+ *           and its increment (both run with interrupts off), so the
+ *           folded sum is exact, and no CPU is stopped for it.
  *   atomic  (Linux 3.19+)  one counter holding a bias of 1 plus the
  *           references.  try_module_get increments only a nonzero
  *           counter; the unload check swaps bias-and-nothing-else for 0
@@ -85,7 +86,7 @@ pcpu_put(struct module *mod)
 	 * can be low by a get and put that race with it, so it must be
 	 * negative twice before we call it one. */
 	pcpu_counter_add_irqoff(&mod->pcpu_ref, -1);
-	if (mod->pcpu_ref.cpu[cpu_id()].n < 0 &&
+	if ((mod->pcpu_ref.dead || mod->pcpu_ref.cpu[cpu_id()].n < 0) &&
 	    pcpu_counter_sum(&mod->pcpu_ref) < 0) {
 		cpu_relax();
 		if (pcpu_counter_sum(&mod->pcpu_ref) < 0) {
@@ -106,17 +107,26 @@ pcpu_count(struct module *mod)
 static int
 pcpu_try_release(struct module *mod)
 {
-	/* Cheap unlocked look first: stopping every CPU to learn that the
-	 * count is still 3 would stall the machine once per poll.  The
-	 * module is GOING (no new get), so an exact 0 stays 0. */
+	/* Cheap unlocked look first: the switch costs a grace period.  The
+	 * module is GOING (no new try_get), so once the folded, exact sum
+	 * is 0 it stays 0. */
 	if (pcpu_counter_sum(&mod->pcpu_ref) != 0)
 		return -EBUSY;
-	return pcpu_counter_sum_exact(&mod->pcpu_ref) == 0 ? 0 : -EBUSY;
+	if (!mod->pcpu_ref.dead)
+		pcpu_counter_kill(&mod->pcpu_ref);
+	pcpu_counter_settle(&mod->pcpu_ref);
+	return pcpu_counter_sum(&mod->pcpu_ref) == 0 ? 0 : -EBUSY;
+}
+
+static void
+pcpu_revive(struct module *mod)
+{
+	pcpu_counter_revive(&mod->pcpu_ref);
 }
 
 const struct module_refops module_refops_percpu = {
     "percpu", pcpu_init,  pcpu_try_get,     pcpu_get,
-    pcpu_put, pcpu_count, pcpu_try_release,
+    pcpu_put, pcpu_count, pcpu_try_release, pcpu_revive,
 };
 
 /* ---- atomic with a bias ------------------------------------------------ */
@@ -184,7 +194,7 @@ atomic_try_release(struct module *mod)
 
 const struct module_refops module_refops_atomic = {
     "atomic",   atomic_init,  atomic_try_get,     atomic_get,
-    atomic_put, atomic_count, atomic_try_release,
+    atomic_put, atomic_count, atomic_try_release, NULL,
 };
 
 /* ---- the API ----------------------------------------------------------- */

@@ -91,6 +91,8 @@ rollback(struct module *mod)
 	ASSERT(mod->state == MODULE_STATE_GOING);
 	if (mod->resume != NULL)
 		mod->resume();
+	if (mod->refops->revive != NULL)
+		mod->refops->revive(mod);
 	race_point("rmmod-abandon");
 	mutex_lock(&module_mutex);
 	set_state(mod, MODULE_STATE_LIVE);

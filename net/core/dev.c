@@ -39,7 +39,7 @@
 #include <kernel/string.h>
 #include <kernel/timer.h>
 
-static DEFINE_MUTEX(rtnl_mutex);
+static DEFINE_MUTEX_RANK(rtnl_mutex, LOCK_RANK_RTNL);
 LIST_HEAD(netdev_list);
 LIST_HEAD(netdev_unreg_list);
 static LIST_HEAD(notifiers);
@@ -95,7 +95,7 @@ alloc_netdev(size_t priv_size, const char *name)
 	INIT_LIST_HEAD(&dev->dev_list);
 	INIT_LIST_HEAD(&dev->unreg_link);
 	INIT_LIST_HEAD(&dev->napi_list);
-	spin_init(&dev->xmit_lock, "dev->xmit_lock");
+	spin_init_rank(&dev->xmit_lock, "dev->xmit_lock", LOCK_RANK_XMIT);
 	netdev_refcnt_init(dev);
 	return dev;
 }
@@ -447,6 +447,11 @@ netdev_unregister_begin(struct net_device *dev, bool by_rmmod)
 	__atomic_store_n(&dev->reg_state, NETREG_UNREGISTERING,
 	                 __ATOMIC_SEQ_CST);
 	list_del_rcu(&dev->dev_list);
+	/* Unlisted first: one grace period from here covers both the
+	 * lookups in flight and the per-CPU adds (netdev_wait_allrefs). */
+	dev->unreg_gp = rcu_gp_cookie();
+	if (dev->pcpu_refs)
+		pcpu_counter_kill(&dev->pcpu_refcnt);
 	list_add_tail(&dev->unreg_link, &netdev_unreg_list);
 	call_netdevice_notifiers(NETDEV_UNREGISTER, dev);
 	dev->unreg_start_ms = now_ms();
@@ -460,6 +465,8 @@ netdev_unregister_abort(struct net_device *dev)
 	ASSERT(dev->reg_state == NETREG_UNREGISTERING);
 	dev->unreg_thread = NULL;
 	list_del_init(&dev->unreg_link);
+	if (dev->pcpu_refs)
+		pcpu_counter_revive(&dev->pcpu_refcnt);
 	list_add_tail_rcu(&dev->dev_list, &netdev_list);
 	__atomic_store_n(&dev->reg_state, NETREG_REGISTERED, __ATOMIC_SEQ_CST);
 	call_netdevice_notifiers(NETDEV_REGISTER, dev);
@@ -513,8 +520,9 @@ netdev_wait_allrefs(struct net_device *dev, bool interruptible)
 	ASSERT(dev->reg_state == NETREG_UNREGISTERING &&
 	       dev->unreg_thread == current);
 	/* Lookups that found the device before it was unlisted may still
-	 * be taking references: wait for them before we count. */
-	synchronize_rcu_expedited();
+	 * be taking references: wait for them before we count (no wait if
+	 * a grace period has passed since, e.g. rmmod's can_unload). */
+	rcu_gp_wait(dev->unreg_gp);
 	return drain_wait(&d);
 }
 

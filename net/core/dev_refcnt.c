@@ -5,8 +5,10 @@
  *   devref=atomic   one counter (what Linux 2.5 had)
  *   devref=percpu   each CPU counts its own holds and puts with interrupts
  *                   off; only the sum means anything, and the sum is exact
- *                   only while nobody can change it, so the final "has it
- *                   reached the base?" check runs under stop_machine
+ *                   only while nobody can change it, so unregister
+ *                   switches the counter to one atomic (pcpu_counter_kill
+ *                   at begin, settled after a grace period) before its
+ *                   final "has it reached the base?" check
  *                   (netdev_refcnt_settled).  A refmode whose ops say
  *                   !percpu (legacy: dev_put must see zero) gets atomic.
  *
@@ -48,7 +50,7 @@ netdev_refcnt_init(struct net_device *dev)
 {
 	dev->pcpu_refs = devref_mode == 0 && netdev_refops->percpu;
 	dev->track = netdev_track != 0;
-	spin_init(&dev->track_lock, "dev->track_lock");
+	spin_init_rank(&dev->track_lock, "dev->track_lock", LOCK_RANK_TRACK);
 	INIT_LIST_HEAD(&dev->trackers);
 }
 
@@ -78,11 +80,18 @@ netdev_refcnt_settled(struct net_device *dev)
 {
 	int n = netdev_refcnt_read(dev);
 
-	/* Only a sum that looks final needs the exact, expensive look. */
-	if (dev->pcpu_refs && n <= 1)
-		n = __atomic_load_n(&dev->refcnt, __ATOMIC_SEQ_CST) +
-		    pcpu_counter_sum_exact(&dev->pcpu_refcnt);
-	return n;
+	/* Only a sum that looks final needs the exact look.  An
+	 * unregistering device's counter was killed at begin: settling it
+	 * costs one grace period (shared with the lookups' one), once; a
+	 * registered device (a test) is summed with the CPUs stopped. */
+	if (!dev->pcpu_refs || n > 1)
+		return n;
+	if (dev->pcpu_refcnt.dead) {
+		pcpu_counter_settle(&dev->pcpu_refcnt);
+		return netdev_refcnt_read(dev);
+	}
+	return __atomic_load_n(&dev->refcnt, __ATOMIC_SEQ_CST) +
+	       pcpu_counter_sum_exact(&dev->pcpu_refcnt);
 }
 
 static void

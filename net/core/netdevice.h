@@ -156,6 +156,7 @@ struct net_device {
 	struct thread *unreg_thread;
 	bool unreg_by_rmmod;
 	bool was_up; /* open when an rmmod began (for the rollback) */
+	unsigned long unreg_gp; /* rcu_gp_cookie() when unlisted */
 	uint64_t unreg_start_ms;
 	uint64_t unreg_next_msg_ms;
 	void *priv;
