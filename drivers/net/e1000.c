@@ -162,9 +162,12 @@ reset(struct e1000 *e)
 {
 	wr(e, IMC, INT_ALL);
 	wr(e, CTRL, rd(e, CTRL) | CTRL_RST);
-	udelay(1000);
-	for (int i = 0; i < 100 && (rd(e, CTRL) & CTRL_RST); i++)
-		udelay(1000);
+	/* RST clears itself when the reset is done: poll it finely rather
+	 * than sleep a fixed millisecond (QEMU's model is done at once; a
+	 * real 82540 within microseconds).  Up to 100 ms in all. */
+	udelay(10);
+	for (int i = 0; i < 10000 && (rd(e, CTRL) & CTRL_RST); i++)
+		udelay(10);
 	if (rd(e, CTRL) & CTRL_RST)
 		return -EIO;
 	wr(e, IMC, INT_ALL);
