@@ -14,6 +14,16 @@
  *   graveyard.c  symbol tables of unloaded modules, use-after-unload
  *                reports, backtrace symbolization
  *   cmd_*.c      the console commands
+ *
+ * Lock order (kernel/lockorder.h, checked at run time):
+ *
+ *   module_mutex   every module state change, the module list; taken
+ *                  first: the net core's rtnl (and everything below it)
+ *                  may be taken under it, never the other way round
+ *   grave_lock     (graveyard.c) a leaf spinlock
+ *
+ * rmmod runs a module's quiesce, can_unload, resume and exit hooks, and
+ * waits, without module_mutex (hooks take rtnl; the wait sleeps).
  */
 #ifndef MODLOADER_MODULE_INTERNAL_H
 #define MODLOADER_MODULE_INTERNAL_H

@@ -223,7 +223,7 @@ name_taken(const char *name)
 {
 	struct net_device *d;
 
-	ASSERT(rtnl_is_locked());
+	ASSERT_RTNL();
 	if (dev_get_by_name_rcu(name) != NULL)
 		return true;
 	list_for_each_entry(d, &netdev_unreg_list, unreg_link)
@@ -239,7 +239,7 @@ assign_name(struct net_device *dev)
 	const char *pct = strchr(dev->name, '%');
 	char prefix[IFNAMSIZ], cand[IFNAMSIZ];
 
-	ASSERT(rtnl_is_locked());
+	ASSERT_RTNL();
 	if (pct == NULL)
 		return name_taken(dev->name) ? -EEXIST : 0;
 	if (pct[1] != 'd' || strchr(pct + 1, '%') != NULL)
@@ -263,7 +263,7 @@ call_netdevice_notifiers(unsigned long event, struct net_device *dev)
 {
 	struct notifier_block *nb;
 
-	ASSERT(rtnl_is_locked());
+	ASSERT_RTNL();
 	list_for_each_entry(nb, &notifiers, link)
 		nb->notifier_call(nb, event, dev);
 }
@@ -315,7 +315,7 @@ __dev_open(struct net_device *dev, bool owner_pinned)
 	const struct net_device_ops *ops = dev->netdev_ops;
 	int r = 0;
 
-	ASSERT(rtnl_is_locked());
+	ASSERT_RTNL();
 	if (netif_running(dev))
 		return 0;
 	if (dev->reg_state != NETREG_REGISTERED)
@@ -338,7 +338,7 @@ __dev_close(struct net_device *dev, bool owner_pinned)
 {
 	const struct net_device_ops *ops = dev->netdev_ops;
 
-	ASSERT(rtnl_is_locked());
+	ASSERT_RTNL();
 	if (!netif_running(dev))
 		return 0;
 	if (!owner_pinned && !try_module_get(dev->owner))
@@ -438,7 +438,7 @@ EXPORT_SYMBOL(register_netdev);
 void
 netdev_unregister_begin(struct net_device *dev, bool by_rmmod)
 {
-	ASSERT(rtnl_is_locked());
+	ASSERT_RTNL();
 	ASSERT(dev->reg_state == NETREG_REGISTERED);
 	dev->unreg_thread = current;
 	dev->unreg_by_rmmod = by_rmmod;
@@ -461,7 +461,7 @@ netdev_unregister_begin(struct net_device *dev, bool by_rmmod)
 void
 netdev_unregister_abort(struct net_device *dev)
 {
-	ASSERT(rtnl_is_locked());
+	ASSERT_RTNL();
 	ASSERT(dev->reg_state == NETREG_UNREGISTERING);
 	dev->unreg_thread = NULL;
 	list_del_init(&dev->unreg_link);
@@ -482,7 +482,7 @@ netdev_wait_report(struct net_device *dev)
 {
 	uint64_t now = now_ms();
 
-	ASSERT(rtnl_is_locked());
+	ASSERT_RTNL();
 	if (now < dev->unreg_next_msg_ms)
 		return;
 	dev->unreg_next_msg_ms = now + 1000;
@@ -516,7 +516,7 @@ netdev_wait_allrefs(struct net_device *dev, bool interruptible)
 {
 	struct drain d = {allrefs_gone, allrefs_report, dev, interruptible};
 
-	ASSERT(!rtnl_is_locked());
+	ASSERT_NO_RTNL();
 	ASSERT(dev->reg_state == NETREG_UNREGISTERING &&
 	       dev->unreg_thread == current);
 	/* Lookups that found the device before it was unlisted may still
@@ -542,7 +542,7 @@ netdev_unregister_finish(struct net_device *dev)
 {
 	struct module *owner = dev->owner;
 
-	ASSERT(rtnl_is_locked());
+	ASSERT_RTNL();
 	ASSERT(dev->reg_state == NETREG_UNREGISTERING &&
 	       dev->unreg_thread == current);
 	list_del_init(&dev->unreg_link);

@@ -7,8 +7,25 @@
  *   refmode*.c    the refmode= strategies (net/core/refmode.h)
  *   dev_xmit.c    dev_queue_xmit, netif_receive_skb, packet types
  *   napi.c        the net_rx polling thread
- *   unload.c      rmmod of a driver module: quiesce, wait, roll back
- *   cmd_ip.c      ip link, refs DEV;  cmd_pkt.c  raw frames for tests
+ *   driver_unload.c  rmmod of a driver module: quiesce, wait, roll back
+ *   net/cmd/cmd_ip.c ip link, refs DEV;  cmd_pkt.c  raw frames for tests
+ *
+ * Lock order (a lock may be taken while holding those above it, never
+ * one above while holding one below; ranks in kernel/lockorder.h,
+ * checked at run time):
+ *
+ *   module_mutex       rmmod calls quiesce/can_unload/resume without it,
+ *                      but a driver's init/exit may register under it
+ *   rtnl               registration, unregister steps, up/down,
+ *                      notifiers (which may drop references)
+ *   neigh_lock         (net/ipv4/arp.c) drops its entries' device
+ *                      references with it held
+ *   dev->xmit_lock     ndo_start_xmit, interrupts off
+ *   dev->track_lock    a leaf: taken by every tracked hold and put
+ *
+ * Not held while sleeping in the unregister wait: rtnl (holders may need
+ * it to let go; netdev_wait_allrefs asserts it is free).  napi_lock,
+ * ptype_mutex and holders_lock nest nothing.
  */
 #ifndef NET_NETDEV_INTERNAL_H
 #define NET_NETDEV_INTERNAL_H
@@ -16,6 +33,7 @@
 #include <net/core/netdevice.h>
 #include <kernel/cpu.h>
 #include <kernel/ksyms.h>
+#include <kernel/panic.h>
 
 #define NETDEV_TAG "netdev"
 
@@ -51,6 +69,9 @@ int __dev_close(struct net_device *dev, bool owner_pinned);
 extern struct list_head netdev_list;       /* RCU; changed under rtnl */
 extern struct list_head netdev_unreg_list; /* unregistering, under rtnl */
 bool rtnl_is_locked(void);
+/* The lock contracts of this layer, as assertions. */
+#define ASSERT_RTNL()    ASSERT(rtnl_is_locked())
+#define ASSERT_NO_RTNL() ASSERT(!rtnl_is_locked())
 
 /* dev_xmit.c */
 void dev_xmit_disable(struct net_device *dev);
