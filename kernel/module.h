@@ -97,11 +97,11 @@ struct module {
 
 	/* References: the implementation is chosen at load time. */
 	const struct module_refops *refops;
-	volatile int refcnt;                 /* atomic: bias + references */
-	struct pcpu_counter pcpu_ref;        /* percpu: per-CPU deltas */
-	volatile int underflows;             /* module_put below zero */
-	volatile int bad_gets;      /* __module_get without a reference */
-	struct thread *init_thread; /* running init (COMING only) */
+	volatile int refcnt;          /* atomic: bias + references */
+	struct pcpu_counter pcpu_ref; /* percpu: per-CPU deltas */
+	volatile int underflows;      /* module_put below zero */
+	volatile int bad_gets;        /* __module_get without a reference */
+	struct thread *init_thread;   /* running init (COMING only) */
 
 	/* Memory: [area, area_end) is this page plus the image. */
 	uintptr_t area, area_end;
