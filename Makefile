@@ -62,6 +62,7 @@ help:
 	@echo "make replay  a one-CPU lifetime stress run under QEMU record/replay, replayed and compared"
 	@echo "make stress-console  the lifetime stress driven from the serial console (SEED= CONSOLE_OPS=)"
 	@echo "make bench   benchmarks: build/bench/report.md with plots (docs/bench.md)"
+	@echo "make bench-linux  modref against a Debian Linux guest on the same QEMU: build/bench/linux.md (docs/bench.md)"
 	@echo "make lava    LAVA job definitions in build/lava/ (LAVA_PREFIX= LAVA_MATRIX=; docs/lava.md)"
 	@echo "make lava-check  run every LAVA job with lava-run and compare with the harness"
 	@echo "make debug   boot halted with the gdb stub and print the gdb command"
@@ -143,6 +144,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 -include tests/initrd/initrd.mk
 -include model/model.mk
 -include tests/bench/bench.mk
+-include tests/bench/linux.mk
 
 # ---- boot modules: one archive -------------------------------------------------
 # Every module the tree builds (modloader/modules.mk's ALL_MODULES, tcp.ko)

@@ -80,8 +80,10 @@ check_names(char *const *paths, int n, char *err, size_t errlen)
 	return 0;
 }
 
+/* The file at path, stored as name with mode (S_IFREG | permissions). */
 static int
-add_file(int outfd, const char *path, uint32_t ino, char *err, size_t errlen)
+add_file(int outfd, const char *path, const char *name, uint32_t mode,
+         uint32_t ino, char *err, size_t errlen)
 {
 	static const char zeros[4];
 	struct stat st;
@@ -118,8 +120,7 @@ add_file(int outfd, const char *path, uint32_t ino, char *err, size_t errlen)
 		}
 		got += (size_t)r;
 	}
-	if (write_header(outfd, ino, 0100644, (uint32_t)got, base_of(path)) <
-	        0 ||
+	if (write_header(outfd, ino, mode, (uint32_t)got, name) < 0 ||
 	    write_all(outfd, buf, got) < 0 ||
 	    write_all(outfd, zeros, (4 - got % 4) % 4) < 0) {
 		snprintf(err, errlen, "writing the archive: %s",
@@ -134,6 +135,17 @@ out:
 	return rc;
 }
 
+static int
+write_trailer(int outfd, char *err, size_t errlen)
+{
+	if (write_header(outfd, 0, 0, 0, "TRAILER!!!") < 0) {
+		snprintf(err, errlen, "writing the archive: %s",
+		         strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int
 newc_write_archive(int outfd, char *const *paths, int n, char *err,
                    size_t errlen)
@@ -141,14 +153,37 @@ newc_write_archive(int outfd, char *const *paths, int n, char *err,
 	if (check_names(paths, n, err, errlen) < 0)
 		return -1;
 	for (int i = 0; i < n; i++)
-		if (add_file(outfd, paths[i], (uint32_t)i + 1, err, errlen) < 0)
+		if (add_file(outfd, paths[i], base_of(paths[i]), 0100644,
+		             (uint32_t)i + 1, err, errlen) < 0)
 			return -1;
-	if (write_header(outfd, 0, 0, 0, "TRAILER!!!") < 0) {
-		snprintf(err, errlen, "writing the archive: %s",
-		         strerror(errno));
-		return -1;
+	return write_trailer(outfd, err, errlen);
+}
+
+int
+newc_write_tree(int outfd, const struct newc_tree_entry *e, int n, char *err,
+                size_t errlen)
+{
+	for (int i = 0; i < n; i++) {
+		uint32_t ino = (uint32_t)i + 1;
+
+		if (e[i].name[0] == '\0' || e[i].name[0] == '/' ||
+		    (e[i].src == NULL) != S_ISDIR(e[i].mode) ||
+		    (e[i].src != NULL && !S_ISREG(e[i].mode))) {
+			snprintf(err, errlen, "'%s': bad entry", e[i].name);
+			return -1;
+		}
+		if (e[i].src != NULL) {
+			if (add_file(outfd, e[i].src, e[i].name, e[i].mode, ino,
+			             err, errlen) < 0)
+				return -1;
+		} else if (write_header(outfd, ino, e[i].mode, 0, e[i].name) <
+		           0) {
+			snprintf(err, errlen, "writing the archive: %s",
+			         strerror(errno));
+			return -1;
+		}
 	}
-	return 0;
+	return write_trailer(outfd, err, errlen);
 }
 
 int

@@ -24,6 +24,22 @@
 int newc_write_archive(int outfd, char *const *paths, int n, char *err,
                        size_t errlen);
 
+/*
+ * A tree with the modes and paths the caller chooses (the Linux guest's
+ * initramfs for make bench-linux, which needs directories and an
+ * executable /init): e[i].name is the path in the archive (relative, no
+ * leading '/'), e[i].mode the whole st_mode, S_IFDIR with src NULL or
+ * S_IFREG with the file src to copy.  Parents must come before their
+ * children.  -1 with one line in err, as newc_write_archive.
+ */
+struct newc_tree_entry {
+	const char *name;
+	unsigned mode;
+	const char *src;
+};
+int newc_write_tree(int outfd, const struct newc_tree_entry *e, int n,
+                    char *err, size_t errlen);
+
 /* The same into path (through path.tmp and rename); 0 or -1. */
 int newc_write_file(const char *path, char *const *paths, int n, char *err,
                     size_t errlen);
