@@ -41,11 +41,15 @@ $(LINUX_STAMP):
 		f=$$(find $(LINUX_DIR)/root/lib/modules -name "$$m.ko" | head -1); \
 		test -n "$$f" || { echo "bench-linux: $$m.ko not in the image"; exit 1; }; \
 		cp $$f $(LINUX_DIR)/$$m.ko; done
+	@cp $(LINUX_DIR)/root/bin/busybox $(LINUX_DIR)/busybox
+	@# The unpacked tree goes: the top-level Makefile includes every
+	@# *.d under build/, and the kernel package has directories named so.
+	@rm -rf $(LINUX_DIR)/root
 	@touch $@
 
 $(LINUX_RD): $(LINUX_STAMP) $(LBGUEST) $(HOSTBIN)/benchlinux
 	$(HOSTBIN)/benchlinux initramfs -o $@ $(LBGUEST) \
-		$(LINUX_DIR)/root/bin/busybox $(foreach m,$(LINUX_MODS),$(LINUX_DIR)/$(m).ko)
+		$(LINUX_DIR)/busybox $(foreach m,$(LINUX_MODS),$(LINUX_DIR)/$(m).ko)
 
 bench-linux: deps all $(LINUX_RD) $(HOSTBIN)/benchlinux
 	@rm -rf $(BUILD)/bench/linux-logs && mkdir -p $(BUILD)/bench/linux-logs
