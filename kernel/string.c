@@ -11,8 +11,18 @@ memcpy(void *dst, const void *src, size_t n)
 {
 	void *d = dst;
 
+	size_t words = n / 4, tail = n % 4;
+
+	/* Four bytes a step, then the tail: under TCG each step of a rep
+	 * string instruction costs about the same whatever its width, so
+	 * movsl copies ~4x faster than movsb (docs/tcp.md, "Receive
+	 * throughput": three copies of every received segment). */
+	__asm__ volatile("rep movsl"
+	                 : "+D"(d), "+S"(src), "+c"(words)
+	                 :
+	                 : "memory");
 	__asm__ volatile("rep movsb"
-	                 : "+D"(d), "+S"(src), "+c"(n)
+	                 : "+D"(d), "+S"(src), "+c"(tail)
 	                 :
 	                 : "memory");
 	return dst;

@@ -14,21 +14,56 @@ fold16(uint64_t sum)
 	return (uint32_t)sum;
 }
 
+static uint32_t
+ld32(const uint8_t *p)
+{
+	uint32_t w;
+
+	__builtin_memcpy(&w, p, 4);
+	return w;
+}
+
+/*
+ * RFC 1071 2(B): the one's complement sum does not depend on byte
+ * order, so on a little-endian CPU 32-bit words are added as loaded and
+ * the folded sum is swapped once, instead of assembling big-endian
+ * 16-bit words byte by byte: about 6x fewer guest instructions, which
+ * under TCG was most of tcp.ko's cost per received segment (docs/tcp.md,
+ * "Receive throughput").  Byte i of the data is the high half of a
+ * big-endian word when i is even, the low half of a little-endian one.
+ */
 uint32_t
 inet_csum_add(uint32_t sum, const void *data, size_t len)
 {
 	const uint8_t *p = data;
-	uint64_t acc = sum;
+	uint64_t acc = 0;
+	uint32_t le;
 
-	/* 64-bit accumulator: 2^32 words of 0xffff cannot carry out. */
-	while (len >= 2) {
-		acc += get_be16(p);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* 2^32 words of 2^32 - 1 cannot carry out of 64 bits. */
+	for (; len >= 16; p += 16, len -= 16)
+		acc += (uint64_t)ld32(p) + ld32(p + 4) + ld32(p + 8) +
+		       ld32(p + 12);
+	for (; len >= 4; p += 4, len -= 4)
+		acc += ld32(p);
+	if (len >= 2) {
+		acc += (uint32_t)p[0] | (uint32_t)p[1] << 8;
 		p += 2;
 		len -= 2;
 	}
 	if (len == 1)
+		acc += p[0];
+	le = fold16(acc);
+	return fold16((uint64_t)sum + ((le & 0xff) << 8 | le >> 8));
+#else
+	(void)le;
+	acc = sum;
+	for (; len >= 2; p += 2, len -= 2)
+		acc += get_be16(p);
+	if (len == 1)
 		acc += (uint32_t)p[0] << 8;
 	return fold16(acc);
+#endif
 }
 
 uint16_t

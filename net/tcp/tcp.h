@@ -123,16 +123,23 @@ struct tcp_stats {
 
 /* Tunables; tcp_config_default() fills in the documented defaults. */
 struct tcp_config {
-	uint32_t msl_ms;       /* TIME_WAIT lasts 2 * msl_ms; 30 s */
-	uint16_t mss;          /* MSS we announce and send at most; 536 */
-	uint32_t sndbuf;       /* send buffer per connection; 16 KiB */
-	uint32_t rcvbuf;       /* receive buffer (window) per connection */
-	uint32_t rto_init_ms;  /* RFC 6298 2.1: 1 s */
-	uint32_t rto_min_ms;   /* RFC 6298 2.4: 1 s */
-	uint32_t rto_max_ms;   /* RFC 6298 2.5: 60 s */
-	uint32_t max_retries;  /* data/FIN retransmissions before ETIMEDOUT */
-	uint32_t syn_retries;  /* SYN and SYN-ACK retransmissions */
-	uint32_t delack_ms;    /* delayed ACK; 0 acknowledges at once */
+	uint32_t msl_ms;      /* TIME_WAIT lasts 2 * msl_ms; 30 s */
+	uint16_t mss;         /* MSS we announce and send at most; 536 */
+	uint32_t sndbuf;      /* send buffer per connection; 16 KiB */
+	uint32_t rcvbuf;      /* receive buffer (window) per connection */
+	uint32_t rto_init_ms; /* RFC 6298 2.1: 1 s */
+	uint32_t rto_min_ms;  /* RFC 6298 2.4: 1 s */
+	uint32_t rto_max_ms;  /* RFC 6298 2.5: 60 s */
+	uint32_t max_retries; /* data/FIN retransmissions before ETIMEDOUT */
+	uint32_t syn_retries; /* SYN and SYN-ACK retransmissions */
+	uint32_t delack_ms;   /* delayed ACK; 0 acknowledges at once */
+	/* Stretch ACKs for in-order data (0: off, an ACK for every second
+	 * segment, RFC 1122 4.2.3.2).  Otherwise an ACK goes at once only
+	 * when this many bytes are unacknowledged; below that it is due
+	 * at the caller's next tcp_tick(), which the caller runs when its
+	 * receive batch ends (tcp_acks_deferred), as Linux acknowledges
+	 * once per GRO batch.  docs/tcp.md, "Receive throughput". */
+	uint32_t ack_stretch;
 	uint32_t fin_wait2_ms; /* orphaned FIN-WAIT-2 gives up after this */
 	bool rfc1337;          /* ignore RST in TIME-WAIT (RFC 1337) */
 	bool nodelay;          /* no Nagle (RFC 1122 4.2.3.4) by default */
@@ -201,6 +208,10 @@ enum tcp_drop tcp_input(struct tcp_stack *s, uint32_t src, uint32_t dst,
                         const uint8_t *pkt, size_t len, uint64_t now_ms);
 /* Runs expired timers; returns the next deadline (UINT64_MAX: none). */
 uint64_t tcp_tick(struct tcp_stack *s, uint64_t now_ms);
+/* True (once) when tcp_input() has left an ACK for the next tcp_tick()
+ * since the last call (cfg.ack_stretch): the caller runs tcp_tick()
+ * once its batch of received segments is done. */
+bool tcp_acks_deferred(struct tcp_stack *s);
 
 /* ---- socket-facing API --------------------------------------------------- */
 int tcp_new(struct tcp_stack *s, struct tcp_pcb **out);

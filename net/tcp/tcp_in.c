@@ -120,12 +120,25 @@ static void
 schedule_ack(struct in_ctx *c)
 {
 	struct tcp_pcb *pcb = c->pcb;
+	uint32_t stretch = c->s->cfg.ack_stretch;
 
 	pcb->ack_owed++;
-	if (pcb->ack_owed >= 2 || c->s->cfg.delack_ms == 0)
+	if (c->s->cfg.delack_ms == 0) {
 		pcb->ack_now = true;
-	else if (pcb->delack_at == TCP_TIMER_OFF)
+	} else if (stretch != 0) {
+		/* Due now, sent by the tick at the end of the batch, unless
+		 * enough is unacknowledged to send it at once. */
+		if (pcb->rcv_nxt - pcb->rcv_acked >= stretch) {
+			pcb->ack_now = true;
+		} else {
+			pcb->delack_at = tcp_min64(pcb->delack_at, c->now);
+			c->s->ack_deferred = true;
+		}
+	} else if (pcb->ack_owed >= 2) {
+		pcb->ack_now = true;
+	} else if (pcb->delack_at == TCP_TIMER_OFF) {
 		pcb->delack_at = c->now + c->s->cfg.delack_ms;
+	}
 }
 
 /* Keeps out-of-window-order data (seq > RCV.NXT, inside the window) in

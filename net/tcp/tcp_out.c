@@ -83,6 +83,7 @@ emit(struct tcp_pcb *pcb, uint32_t seq, uint8_t flags, const uint8_t *data,
 	if (flags & TCP_RST)
 		s->stats.resets_out++;
 	if (flags & TCP_ACK) {
+		pcb->rcv_acked = pcb->rcv_nxt;
 		pcb->ack_owed = 0;
 		pcb->ack_now = false;
 		pcb->delack_at = TCP_TIMER_OFF;
@@ -207,18 +208,26 @@ tcp_respond_rst(struct tcp_stack *s, const struct tcp_seg *in)
 	s->env.emit(s->env.ctx, &seg);
 }
 
-/* Sends receive-window news after the user read, when the right edge
- * can move by enough to matter (see tcp_rcv_window). */
+/*
+ * Sends receive-window news after the user read, when the right edge
+ * can move by enough to matter (see tcp_rcv_window), the window the
+ * peer has left is down to half the largest we can offer and the new
+ * one is at least twice it (as Linux's tcp_cleanup_rbuf).  Above half,
+ * the peer still has plenty to send with, and the ACKs its data brings
+ * carry the new edge anyway: an update after every read cost one
+ * segment each way per read (docs/tcp.md, "Receive throughput").
+ */
 void
 tcp_window_update(struct tcp_pcb *pcb, uint64_t now)
 {
 	uint32_t cur = pcb->rcv_adv - pcb->rcv_nxt;
+	uint32_t full = tcp_min32(pcb->rcvq.cap, TCP_MAX_WND);
 	uint32_t room = tcp_min32(pcb->rcvq.cap - pcb->rcvq.len, TCP_MAX_WND);
 	uint32_t step = tcp_min32(pcb->rcvq.cap / 2, 2u * pcb->mss);
 
 	if (pcb->state < TCP_ESTABLISHED || pcb->fin_rcvd)
 		return;
-	if (room >= cur + step) {
+	if (room >= cur + step && cur <= full / 2 && room >= 2 * cur) {
 		pcb->ack_now = true;
 		tcp_output(pcb, now);
 	}

@@ -95,7 +95,8 @@ struct tcp_pcb {
 		uint32_t start, end;
 	} ooo[TCP_OOO_MAX];
 	unsigned nooo;
-	unsigned ack_owed; /* segments received and not acknowledged */
+	unsigned ack_owed;  /* segments received and not acknowledged */
+	uint32_t rcv_acked; /* RCV.NXT in the last ACK sent */
 	bool ack_now;
 
 	/* Congestion control (RFC 5681). */
@@ -125,7 +126,8 @@ struct tcp_stack {
 	unsigned npcbs;
 	uint16_t next_ephemeral;
 	bool going;
-	uint8_t *scratch; /* one segment's payload when the ring wraps */
+	bool ack_deferred; /* see tcp_acks_deferred() */
+	uint8_t *scratch;  /* one segment's payload when the ring wraps */
 	uint32_t scratch_cap;
 };
 

@@ -144,3 +144,12 @@ tcp_tick(struct tcp_stack *s, uint64_t now)
 		    next, TCP_PCB_OF(s->lists[TCP_LIST_TIME_WAIT].next)->tw_at);
 	return next;
 }
+
+bool
+tcp_acks_deferred(struct tcp_stack *s)
+{
+	bool was = s->ack_deferred;
+
+	s->ack_deferred = false;
+	return was;
+}

@@ -3,6 +3,7 @@
  * pseudo-header, and RFC 1624 incremental updates against recomputation.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "net/ipv4/inet_csum.h"
 #include "tests/net/nettest.h"
@@ -17,6 +18,49 @@ rfc1071_example(struct kt *t)
 
 	KT_EXPECT_EQ(t, inet_csum_add(0, b, sizeof(b)), 0xddf2);
 	KT_EXPECT_EQ(t, inet_csum(b, sizeof(b)), 0x220d);
+}
+
+/* The byte-pair definition of RFC 1071, for comparison. */
+static uint32_t
+ref_sum(uint32_t sum, const uint8_t *p, size_t len)
+{
+	uint64_t acc = sum;
+
+	for (; len >= 2; p += 2, len -= 2)
+		acc += (uint32_t)p[0] << 8 | p[1];
+	if (len == 1)
+		acc += (uint32_t)p[0] << 8;
+	while (acc >> 16)
+		acc = (acc & 0xffff) + (acc >> 16);
+	return (uint32_t)acc;
+}
+
+/* inet_csum_add adds 32-bit words in CPU order and swaps the result:
+ * the same sums as the byte-pair definition for every length, start
+ * alignment and incoming partial sum, on random and all-0xff data. */
+static void
+word_sum_matches_reference(struct kt *t)
+{
+	static uint8_t buf[1600];
+	unsigned bad = 0;
+
+	srand(1071);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)rand();
+	for (int fill = 0; fill < 2; fill++) {
+		if (fill == 1)
+			memset(buf, 0xff, sizeof(buf));
+		for (size_t off = 0; off < 4; off++)
+			for (size_t len = 0; len <= 80; len++)
+				for (uint32_t in = 0; in <= 0xffff;
+				     in += 0x3fff)
+					bad +=
+					    inet_csum_add(in, buf + off, len) !=
+					    ref_sum(in, buf + off, len);
+		bad += inet_csum_add(0, buf + 1, 1501) !=
+		       ref_sum(0, buf + 1, 1501);
+	}
+	KT_EXPECT_EQ(t, bad, 0);
 }
 
 /* The IPv4 header that every checksum tutorial uses: checksum b861. */
@@ -158,6 +202,7 @@ ttl_decrement(struct kt *t)
 
 static const struct kt_case cases[] = {
     KT_CASE(rfc1071_example),
+    KT_CASE(word_sum_matches_reference),
     KT_CASE(ipv4_header_example),
     KT_CASE(odd_lengths),
     KT_CASE(empty_and_zero),

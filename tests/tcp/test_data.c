@@ -290,6 +290,63 @@ fast_retransmit(struct kt *t)
 	tn_fini(&n);
 }
 
+/*
+ * cfg.ack_stretch: in-order data is acknowledged by the tick that ends
+ * its batch of arrivals (here, the segments delivered in the same
+ * millisecond), or at once when ack_stretch bytes are unacknowledged;
+ * never a delayed-ACK time later.  16 KiB go across with fewer ACKs
+ * than one per two segments, all of it acknowledged and intact.
+ */
+static void
+stretch_acks(struct kt *t)
+{
+	struct tnet n;
+	struct tcp_config cfg;
+	struct tcp_pcb *c, *l, *s;
+	static uint8_t data[16384], got[16384];
+	const struct tn_log *ack;
+	unsigned first, segs = 0, acks = 0;
+	size_t have = 0;
+	uint64_t t0;
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 13);
+	tcp_config_default(&cfg);
+	cfg.delack_ms = 100;
+	cfg.ack_stretch = 4 * TCP_DEFAULT_MSS;
+	tn_init(&n, t, &cfg);
+	tn_pair(&n, &c, &l, &s);
+	t0 = n.now;
+	KT_EXPECT_EQ(t, tcp_send(c, "a", 1, n.now), 1);
+	tn_run(&n, 500);
+	ack = tn_last(&n, TN_B, TCP_ACK, TCP_ACK);
+	KT_EXPECT_EQ(t, ack->at - t0, 10); /* not 10 + 100 */
+	KT_EXPECT_EQ(t, ack->ack, c->snd_max);
+	KT_EXPECT(t, tcp_acks_deferred(n.st[TN_B]));
+	KT_EXPECT(t, !tcp_acks_deferred(n.st[TN_B])); /* once */
+	KT_EXPECT_EQ(t, tn_drain(&n, s, got, sizeof(got)), 1);
+
+	first = n.nlog;
+	for (size_t sent = 0; sent < sizeof(data) || have < sizeof(data);) {
+		long w = tcp_send(c, data + sent, sizeof(data) - sent, n.now);
+
+		if (w > 0)
+			sent += (size_t)w;
+		tn_run(&n, 20);
+		have += tn_drain(&n, s, got + have, sizeof(got) - have);
+	}
+	tn_run(&n, 500);
+	for (unsigned i = first; i < n.nlog; i++) {
+		segs += n.log[i].from == TN_A && n.log[i].len > 0;
+		acks += n.log[i].from == TN_B;
+	}
+	KT_EXPECT(t, segs >= 30); /* 16 KiB of 536-byte segments */
+	KT_EXPECT(t, acks > 0 && 2 * acks < segs);
+	KT_EXPECT_EQ(t, c->snd_una, c->snd_max);
+	KT_EXPECT(t, memcmp(got, data, sizeof(data)) == 0);
+	tn_fini(&n);
+}
+
 static void
 delayed_ack(struct kt *t)
 {
@@ -420,11 +477,17 @@ lossy_wire(struct kt *t)
 }
 
 static const struct kt_case cases[] = {
-    KT_CASE(both_directions), KT_CASE(zero_window_and_persist),
-    KT_CASE(rto_backoff),     KT_CASE(retries_exhausted),
-    KT_CASE(rtt_estimator),   KT_CASE(fast_retransmit),
-    KT_CASE(delayed_ack),     KT_CASE(nagle),
-    KT_CASE(lossy_wire),      KT_END,
+    KT_CASE(both_directions),
+    KT_CASE(zero_window_and_persist),
+    KT_CASE(rto_backoff),
+    KT_CASE(retries_exhausted),
+    KT_CASE(rtt_estimator),
+    KT_CASE(fast_retransmit),
+    KT_CASE(delayed_ack),
+    KT_CASE(stretch_acks),
+    KT_CASE(nagle),
+    KT_CASE(lossy_wire),
+    KT_END,
 };
 
 const struct kt_suite tcp_suite_data = {"tcp_data", cases};

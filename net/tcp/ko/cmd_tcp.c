@@ -16,6 +16,7 @@
  * host tools (tests/tcp/peer/), so both ends check every byte.
  */
 #include "net/tcp/ko/tcp_mod.h"
+#include "net/tcp/ko/pattern.h"
 #include "net/ipv4/ipv4_hdr.h"
 #include <kernel/args.h>
 #include <kernel/errno.h>
@@ -25,15 +26,11 @@
 #include <kernel/string.h>
 #include <kernel/timer.h>
 
-#define CHUNK               4096
+#define CHUNK               16384
 #define CONNECT_TIMEOUT_MS  10000 /* default; the SYN retries take 63 s */
 #define CONNECT_TIMEOUT_MAX 3600000u
 
-static uint8_t
-pat(uint64_t i)
-{
-	return (uint8_t)((i * 7) ^ (i >> 10));
-}
+static struct tcp_pattern pattern; /* set up by tcp_cmds_register */
 
 static int
 parse_port(const char *cmd, const char *s, uint16_t *port)
@@ -243,8 +240,7 @@ cmd_tcpbulk(int argc, char **argv)
 	while (sent < total && r >= 0) {
 		size_t n =
 		    total - sent < CHUNK ? (size_t)(total - sent) : CHUNK;
-		for (size_t i = 0; i < n; i++)
-			buf[i] = pat(sent + i);
+		tcp_pattern_fill(&pattern, buf, sent, n);
 		r = sock_sendto(sk, buf, n, NULL);
 		if (r > 0)
 			sent += (uint64_t)r;
@@ -316,9 +312,13 @@ receive_all(struct tcp_pcb *c, uint8_t *buf, uint64_t *bad_at)
 		}
 		if (n < 0)
 			return n;
-		for (long i = 0; i < n && *bad_at == UINT64_MAX; i++)
-			if (buf[i] != pat(got + (uint64_t)i))
-				*bad_at = got + (uint64_t)i;
+		if (*bad_at == UINT64_MAX) {
+			size_t i =
+			    tcp_pattern_check(&pattern, buf, got, (size_t)n);
+
+			if (i != (size_t)n)
+				*bad_at = got + i;
+		}
 		got += (uint64_t)n;
 	}
 }
@@ -453,6 +453,7 @@ static struct command tcp_cmds[] = {
 void
 tcp_cmds_register(void)
 {
+	tcp_pattern_init(&pattern);
 	for (size_t i = 0; i < sizeof(tcp_cmds) / sizeof(tcp_cmds[0]); i++)
 		command_register(&tcp_cmds[i]);
 }
