@@ -19,10 +19,10 @@ BENCH_UDP_SECS     ?= 3
 
 $(HOSTBIN)/benchlinux: tests/bench/linux/benchlinux.c scripts/newc_write.c
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -o $@ $^
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/bench/linux/benchlinux.c scripts/newc_write.c
 
 # The guest side, for the x86_64 guest: static, no libraries in the image.
-$(LBGUEST): tests/bench/linux/lbguest.c
+$(LBGUEST): tests/bench/linux/lbguest.c net/tcp/ko/pattern.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -static -o $@ $<
 

@@ -144,6 +144,8 @@ struct guest {
 
 struct opts {
 	const char *qemu, *vmlinuz, *initramfs, *elf, *cpio, *report;
+	const char *pcapdir;      /* -p: a capture of the NIC per boot */
+	int only_guest, only_nic; /* -g, -N: -1 for both */
 	int runs, udp_secs, cycles;
 	uint64_t bytes;
 };
@@ -185,9 +187,13 @@ guest_start(struct guest *g, const struct opts *o, int which, int nic,
 	if (g->pid < 0)
 		return -1;
 	if (g->pid == 0) {
-		char dev[64];
+		char dev[64], dump[600];
 
 		snprintf(dev, sizeof(dev), "%s,netdev=n0", nic_models[nic]);
+		snprintf(dump, sizeof(dump),
+		         "filter-dump,id=d0,netdev=n0,file=%s/%s-%s.pcap",
+		         o->pcapdir != NULL ? o->pcapdir : ".",
+		         guest_names[which], nic_names[nic]);
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		/* QEMU's own messages ("terminating on signal") go to the
@@ -204,7 +210,9 @@ guest_start(struct guest *g, const struct opts *o, int which, int nic,
 		       which == G_LINUX ? "console=ttyS0 quiet panic=-1"
 		                        : "netautoload=0",
 		       "-netdev", netdev, "-device", dev, "-serial", "stdio",
-		       "-monitor", "none", (char *)NULL);
+		       "-monitor", "none",
+		       o->pcapdir != NULL ? "-object" : (char *)NULL, dump,
+		       (char *)NULL);
 		perror("benchlinux: exec");
 		_exit(127);
 	}
@@ -616,13 +624,15 @@ run(int argc, char **argv)
 	                 .udp_secs = 3,
 	                 .cycles = 10,
 	                 .bytes = 16u << 20,
-	                 .report = NULL};
+	                 .report = NULL,
+	                 .only_guest = -1,
+	                 .only_nic = -1};
 	char la0[128], la1[128], logname[512];
 	const char *logdir = NULL;
 	int c;
 
 	optind = 1;
-	while ((c = getopt(argc, argv, "n:u:B:c:q:o:l:")) != -1) {
+	while ((c = getopt(argc, argv, "n:u:B:c:q:o:l:p:g:N:")) != -1) {
 		switch (c) {
 		case 'n':
 			o.runs = atoi(optarg);
@@ -645,15 +655,32 @@ run(int argc, char **argv)
 		case 'l':
 			logdir = optarg;
 			break;
+		case 'p':
+			o.pcapdir = optarg;
+			break;
+		case 'g':
+			o.only_guest = strcmp(optarg, "linux") == 0 ? G_LINUX
+			               : strcmp(optarg, "modref") == 0
+			                   ? G_MODREF
+			                   : -2;
+			break;
+		case 'N':
+			o.only_nic = strcmp(optarg, "e1000") == 0 ? N_E1000
+			             : strcmp(optarg, "virtio-net") == 0
+			                 ? N_VIRTIO
+			                 : -2;
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (argc - optind != 4 || o.runs < 1 || o.runs > MAX_RUNS ||
-	    o.udp_secs < 1 || o.cycles < 1 || o.bytes == 0) {
+	    o.udp_secs < 1 || o.cycles < 1 || o.bytes == 0 ||
+	    o.only_guest == -2 || o.only_nic == -2) {
 		fprintf(stderr,
 		        "usage: benchlinux run [-n RUNS] [-u SECS] [-B BYTES] "
 		        "[-c CYCLES] [-q QEMU] [-o REPORT] [-l LOGDIR] "
+		        "[-p PCAPDIR] [-g linux|modref] [-N e1000|virtio-net] "
 		        "VMLINUZ INITRAMFS MODREF.ELF MODREF.CPIO\n");
 		return 2;
 	}
@@ -671,6 +698,13 @@ run(int argc, char **argv)
 				double fig[NFIGS];
 				FILE *log = NULL;
 
+				if ((o.only_guest >= 0 &&
+				     o.only_guest != which) ||
+				    (o.only_nic >= 0 && o.only_nic != nic)) {
+					for (int f = 0; f < NFIGS; f++)
+						res[nic][which][f][r] = -1;
+					continue;
+				}
 				if (logdir != NULL) {
 					snprintf(logname, sizeof(logname),
 					         "%s/%s-%s-%d.log", logdir,

@@ -16,8 +16,8 @@
  *   lbguest modcycle NAME N        N x (finit_module, delete_module) of
  *                                  /lib/modules/NAME.ko
  *
- * The pattern is byte i = (i * 7) ^ (i >> 10), as in tcp.ko's tcpbulk and
- * tcplisten and tests/tcp/peer/tcp-bulk.c.  Rates printed here use the
+ * The pattern is byte i = (i * 7) ^ (i >> 10), checked and written with
+ * tcp.ko's own code (net/tcp/ko/pattern.h) as tcpbulk and tcplisten do.  Rates printed here use the
  * guest's clock; the host driver times every command on its own clock.
  */
 #include <arpa/inet.h>
@@ -37,13 +37,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net/tcp/ko/pattern.h"
+
 #define CHUNK 65536
 
-static uint8_t
-pat(uint64_t i)
-{
-	return (uint8_t)((i * 7) ^ (i >> 10));
-}
+/* The same pattern code as modref's tcplisten/tcpbulk, so both guests
+ * pay the same for checking and writing it. */
+static struct tcp_pattern pattern;
 
 static double
 now_ms(void)
@@ -153,8 +153,8 @@ sink(int port)
 			continue;
 		if (n <= 0)
 			break;
-		for (ssize_t i = 0; i < n; i++)
-			bad += buf[i] != pat(got + (uint64_t)i);
+		bad += tcp_pattern_check(&pattern, buf, got, (size_t)n) !=
+		       (size_t)n;
 		got += (uint64_t)n;
 	}
 	t0 = now_ms() - t0;
@@ -190,8 +190,7 @@ source(const char *addr, int port, uint64_t bytes)
 		    bytes - sent < CHUNK ? (size_t)(bytes - sent) : CHUNK;
 		ssize_t w;
 
-		for (size_t i = 0; i < n; i++)
-			buf[i] = pat(sent + i);
+		tcp_pattern_fill(&pattern, buf, sent, n);
 		w = write(s, buf, n);
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -243,6 +242,7 @@ main(int argc, char **argv)
 {
 	if (getpid() == 1)
 		return be_init();
+	tcp_pattern_init(&pattern);
 	if (argc == 3 && strcmp(argv[1], "udpecho") == 0)
 		return udpecho(atoi(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "sink") == 0)
