@@ -264,11 +264,14 @@ e1000_poll(struct napi_struct *napi, int budget)
 			netif_receive_skb(skb);
 		}
 		d->status = 0;
-		/* Give the descriptor back: RDT is the last one we own. */
-		wr(e, RDT, e->rx_next);
 		e->rx_next = (e->rx_next + 1) % NRX;
 		done++;
 	}
+	/* Give the descriptors back once per poll, not per frame: RDT is
+	 * the last one we own, and each write is an exit to the emulator
+	 * (Linux's e1000 writes it once per 16 buffers). */
+	if (done > 0)
+		wr(e, RDT, (e->rx_next + NRX - 1) % NRX);
 	dev->stats.rx_errors += rd(e, CRCERRS);
 	dev->stats.rx_dropped += rd(e, MPC);
 	if (done < budget) {
