@@ -347,6 +347,48 @@ stretch_acks(struct kt *t)
 	tn_fini(&n);
 }
 
+/*
+ * A read sends a window update only when the window the peer has left
+ * is at most half the buffer and the new one at least twice it (as
+ * Linux): with more than half left, the peer is not held back and the
+ * ACKs of its next data carry the new edge.
+ */
+static void
+window_update_after_read(struct kt *t)
+{
+	struct tnet n;
+	struct tcp_config cfg;
+	struct tcp_pcb *c, *l, *s;
+	static uint8_t data[16384], got[16384];
+	unsigned before;
+	const struct tn_log *upd;
+
+	tcp_config_default(&cfg); /* rcvbuf 16 KiB */
+	tn_init(&n, t, &cfg);
+	tn_pair(&n, &c, &l, &s);
+	/* 4 KiB unread: 12 KiB of window left, more than half. */
+	KT_EXPECT_EQ(t, tcp_send(c, data, 4096, n.now), 4096);
+	tn_run(&n, 500);
+	KT_EXPECT_EQ(t, s->rcv_adv - s->rcv_nxt, 12288);
+	before = tn_count(&n, TN_B, 0, 0);
+	KT_EXPECT_EQ(t, tn_drain(&n, s, got, sizeof(got)), 4096);
+	tn_run(&n, 500);
+	KT_EXPECT_EQ(t, tn_count(&n, TN_B, 0, 0), before); /* no update */
+	/* Fill the buffer: the window left drops below half; reading it
+	 * all opens 16 KiB, more than twice: one update says so. */
+	KT_EXPECT_EQ(t, tcp_send(c, data, sizeof(data), n.now),
+	             (long)sizeof(data));
+	tn_run(&n, 500);
+	KT_EXPECT(t, s->rcv_adv - s->rcv_nxt <= 8192);
+	before = tn_count(&n, TN_B, 0, 0);
+	KT_EXPECT_EQ(t, tn_drain(&n, s, got, sizeof(got)), 16384);
+	tn_run(&n, 500);
+	KT_EXPECT_EQ(t, tn_count(&n, TN_B, 0, 0), before + 1);
+	upd = tn_last(&n, TN_B, TCP_ACK, TCP_ACK);
+	KT_EXPECT_EQ(t, upd->wnd, 16384);
+	tn_fini(&n);
+}
+
 static void
 delayed_ack(struct kt *t)
 {
@@ -485,6 +527,7 @@ static const struct kt_case cases[] = {
     KT_CASE(fast_retransmit),
     KT_CASE(delayed_ack),
     KT_CASE(stretch_acks),
+    KT_CASE(window_update_after_read),
     KT_CASE(nagle),
     KT_CASE(lossy_wire),
     KT_END,
