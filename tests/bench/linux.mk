@@ -17,7 +17,7 @@ BENCH_LINUX_CYCLES ?= 10
 BENCH_LINUX_BYTES  ?= 16777216
 BENCH_UDP_SECS     ?= 3
 
-$(HOSTBIN)/benchlinux: tests/bench/linux/benchlinux.c scripts/newc_write.c
+$(HOSTBIN)/benchlinux: tests/bench/linux/benchlinux.c scripts/newc_write.c net/tcp/ko/pattern.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/bench/linux/benchlinux.c scripts/newc_write.c
 

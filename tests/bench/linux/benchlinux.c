@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net/tcp/ko/pattern.h"
 #include "scripts/newc_write.h"
 
 #define MAX_RUNS   50
@@ -72,11 +73,7 @@ now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static uint8_t
-pat(uint64_t i)
-{
-	return (uint8_t)((i * 7) ^ (i >> 10));
-}
+static struct tcp_pattern pattern; /* the guests' test pattern */
 
 /* ---- initramfs ---------------------------------------------------------- */
 static const char *
@@ -343,8 +340,7 @@ write_pattern(int s, uint64_t bytes)
 		                                      : sizeof(buf);
 		ssize_t w;
 
-		for (size_t i = 0; i < n; i++)
-			buf[i] = pat(sent + i);
+		tcp_pattern_fill(&pattern, buf, sent, n);
 		w = write(s, buf, n);
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -402,8 +398,8 @@ tcp_g2h(int l, uint64_t bytes)
 			continue;
 		if (n <= 0)
 			break;
-		for (ssize_t i = 0; i < n; i++)
-			bad += buf[i] != pat(got + (uint64_t)i);
+		bad += tcp_pattern_check(&pattern, buf, got, (size_t)n) !=
+		       (size_t)n;
 		got += (uint64_t)n;
 	}
 	t0 = now_ms() - t0;
@@ -689,6 +685,7 @@ run(int argc, char **argv)
 	o.elf = argv[optind + 2];
 	o.cpio = argv[optind + 3];
 	signal(SIGPIPE, SIG_IGN);
+	tcp_pattern_init(&pattern);
 	loadavg(la0, sizeof(la0));
 	printf("benchlinux: load average before: %s\n", la0);
 	for (int r = 0; r < o.runs; r++) {
