@@ -351,16 +351,35 @@ parse(struct lt_run *run, int argc, char **argv)
 	return 0;
 }
 
-/* The line that runs the same operations again. */
+/* Are p's weights those of mix=cycles (over the defaults)? */
+static bool
+mix_is_cycles(const struct lt_params *p)
+{
+	struct lt_params q = {0};
+	char name[] = "cycles";
+
+	for (unsigned i = 0; i < lt_nops; i++)
+		q.weight[i] = lt_ops[i].weight;
+	if (set_mix(&q, name) != 0)
+		return false;
+	return memcmp(q.weight, p->weight, sizeof(q.weight)) == 0;
+}
+
+/* The line that runs the same operations again (short enough to type
+ * when the mix is a named one). */
 static void
 print_params(const struct lt_run *run, const char *prefix)
 {
 	char mix[320] = "", mods[160] = "";
 	size_t n = 0, m = 0;
 
-	for (unsigned i = 0; i < lt_nops; i++)
-		n += snprintf(mix + n, sizeof(mix) - n, "%s%s:%u", i ? "," : "",
-		              lt_ops[i].name, run->p.weight[i]);
+	if (mix_is_cycles(&run->p))
+		snprintf(mix, sizeof(mix), "cycles");
+	else
+		for (unsigned i = 0; i < lt_nops; i++)
+			n += snprintf(mix + n, sizeof(mix) - n, "%s%s:%u",
+			              i ? "," : "", lt_ops[i].name,
+			              run->p.weight[i]);
 	for (int i = 0; i < run->nmods && m < sizeof(mods); i++)
 		m += snprintf(mods + m, sizeof(mods) - m, "%s%s", i ? "," : "",
 		              run->mods[i]);

@@ -36,10 +36,16 @@ for log in "$dir"/lifetime-*.log; do
 		if (legacy != "") { sub(/^.*stress: lifetime: /, "", legacy); print legacy }
 		print (pass != "" && fails == "") ? "result: PASS" : "result: FAIL" fails
 	}' "$log"
-	seed=$(sed -n 's/.*stress: lifetime: run: stress lifetime seed=\([0-9]*\) ops=\([0-9]*\).*/\1 \2/p' "$log" | tail -n 1)
+	# the measured run: ops= or (make stress-long) cycles=, with its
+	# modules, mix, hold time and time bound
+	seed=$(sed -n 's/.*stress: lifetime: run: stress lifetime seed=\([0-9]*\) \(ops\|cycles\)=\([0-9]*\) secs=\([0-9]*\) workers=[0-9]* holdmax=\([0-9]*\) .* mods=\([^ ]*\) mix=\([^ ]*\)$/\1 \2 \3 \4 \5 \6 \7/p' "$log" | tail -n 1)
 	cfg=$(sed -n 's/^stress: lifetime: refmode=\([a-z]*\) modref=\([a-z]*\) cpus=\([0-9]*\)$/\1 \2 \3/p' "$log" | tail -n 1)
 	set -- $seed $cfg
-	[ $# -eq 5 ] && echo "replay: make stress SEED=$1 OPS=$2 SMP=$5 REFMODE=$3 MODREF=$4"
+	if [ $# -eq 10 ] && [ "$2" = ops ]; then
+		echo "replay: make stress SEED=$1 OPS=$3 SMP=${10} REFMODE=$8 MODREF=$9"
+	elif [ $# -eq 10 ]; then
+		echo "replay: make stress SEED=$1 CYCLES=$3 SMP=${10} REFMODE=$8 MODREF=$9 LT_MODS=$6 LT_MIX=$7 LT_ARGS='holdmax=$5 secs=$4'"
+	fi
 done
 echo
 echo "## ops per kind, all runs"
