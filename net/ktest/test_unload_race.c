@@ -16,11 +16,20 @@
  *                                 after the check said "free" makes it
  *                                 EBUSY (module LIVE, devices back),
  *                                 never an uninterruptible wait in exit
+ *   unlinked_entry_leads_on       a lockless reader of the module list
+ *                                 (backtraces, `refs` naming a holder's
+ *                                 caller) standing on the entry rmmod
+ *                                 takes off the list can still walk on
+ *                                 to the list's end: it used to find the
+ *                                 entry pointing at itself and loop
+ *                                 forever, interrupts off (make
+ *                                 stress-long hung so)
  */
 #include <kernel/errno.h>
 #include <kernel/ktest.h>
 #include <kernel/ktest/ktest_util.h>
 #include <kernel/racepoint.h>
+#include <kernel/rcu.h>
 #include <kernel/sched.h>
 #include <kernel/string.h>
 #include <kernel/x86.h>
@@ -202,6 +211,81 @@ nowait_rmmod_never_waits(struct ktest *t)
 	kt_shared_put(a);
 }
 
+/* A reader on another CPU, inside rcu_read_lock, standing on hello's
+ * list entry while rmmod takes it off the list (rmmod's grace period
+ * waits for the reader, so the entry's memory stays).  Static: the
+ * thread may outlive a case that gives up on it. */
+static struct {
+	struct list_head *entry;
+	volatile bool inside, unlinked, done;
+	volatile int steps; /* to the list head from the entry; -1: loops */
+} rd;
+
+static bool
+entry_listed(struct list_head *e)
+{
+	struct list_head *p = __atomic_load_n(&modules.next, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < 256 && p != &modules; i++) {
+		if (p == e)
+			return true;
+		p = __atomic_load_n(&p->next, __ATOMIC_ACQUIRE);
+	}
+	return false;
+}
+
+static void
+list_reader(void *arg)
+{
+	struct list_head *p;
+	uint64_t end;
+	int i;
+
+	(void)arg;
+	rcu_read_lock();
+	rd.inside = true;
+	end = now_ms() + KT_SOON_MS;
+	while (entry_listed(rd.entry) && now_ms() < end)
+		cpu_relax();
+	rd.unlinked = !entry_listed(rd.entry);
+	/* Move on from the entry, as a reader that was standing on it. */
+	p = __atomic_load_n(&rd.entry->next, __ATOMIC_ACQUIRE);
+	for (i = 0; i < 256 && p != &modules && p != rd.entry; i++)
+		p = __atomic_load_n(&p->next, __ATOMIC_ACQUIRE);
+	rd.steps = p == &modules ? i : -1;
+	rcu_read_unlock();
+	rd.done = true;
+	thread_exit();
+}
+
+static void
+unlinked_entry_leads_on(struct ktest *t)
+{
+	struct module *mod;
+	int cpu = kt_other_cpu();
+
+	if (cpu < 0) {
+		ktest_skip(t, "needs a second CPU");
+		return;
+	}
+	if (!load(t, "hello", "quiet=1"))
+		return;
+	mod = find_loaded("hello");
+	KASSERT_TRUE(t, mod != NULL);
+	memset(&rd, 0, sizeof(rd));
+	rd.entry = &mod->list;
+	KASSERT_TRUE(t, thread_create("ktest-reader", list_reader, NULL, cpu) !=
+	                    NULL);
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(rd.inside), KT_SOON_MS));
+	KEXPECT_EQ(t, module_unload("hello", RMMOD_QUIET), 0);
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(rd.done), KT_SOON_MS));
+	KEXPECT_TRUE(t, rd.unlinked);
+	KEXPECT_MSG(t, rd.steps >= 0,
+	            "the unlinked entry leads back to itself, not to the end "
+	            "of the list");
+}
+
 KTEST_SUITE(unload_race, KTEST_CASE(concurrent_rmmod_frees_once),
             KTEST_CASE(rollback_resumes_before_live),
-            KTEST_CASE(nowait_rmmod_never_waits));
+            KTEST_CASE(nowait_rmmod_never_waits),
+            KTEST_CASE(unlinked_entry_leads_on));
