@@ -217,7 +217,7 @@ nowait_rmmod_never_waits(struct ktest *t)
  * thread may outlive a case that gives up on it. */
 static struct {
 	struct list_head *entry;
-	volatile bool inside, unlinked, done;
+	volatile bool inside, unlinked, done, missed;
 	volatile int steps; /* to the list head from the entry; -1: loops */
 } rd;
 
@@ -234,26 +234,45 @@ entry_listed(struct list_head *e)
 	return false;
 }
 
+/* Read sections of 2 ms, each left for a moment (a yield: a quiescent
+ * state, so the grace periods rmmod waits for before it unlinks pass),
+ * until the unlink happens inside one.  If it happened between two
+ * (the entry is gone when a section begins), nothing can be said:
+ * missed. */
 static void
 list_reader(void *arg)
 {
 	struct list_head *p;
-	uint64_t end;
+	uint64_t end = now_ms() + KT_SOON_MS, until;
 	int i;
 
 	(void)arg;
-	rcu_read_lock();
 	rd.inside = true;
-	end = now_ms() + KT_SOON_MS;
-	while (entry_listed(rd.entry) && now_ms() < end)
-		cpu_relax();
-	rd.unlinked = !entry_listed(rd.entry);
-	/* Move on from the entry, as a reader that was standing on it. */
-	p = __atomic_load_n(&rd.entry->next, __ATOMIC_ACQUIRE);
-	for (i = 0; i < 256 && p != &modules && p != rd.entry; i++)
-		p = __atomic_load_n(&p->next, __ATOMIC_ACQUIRE);
-	rd.steps = p == &modules ? i : -1;
-	rcu_read_unlock();
+	while (now_ms() < end) {
+		rcu_read_lock();
+		if (!entry_listed(rd.entry)) {
+			rcu_read_unlock();
+			rd.missed = true;
+			break;
+		}
+		until = now_ms() + 2;
+		while (entry_listed(rd.entry) && now_ms() < until)
+			cpu_relax();
+		if (!entry_listed(rd.entry)) {
+			rd.unlinked = true;
+			/* Move on from the entry, as a reader that was
+			 * standing on it. */
+			p = __atomic_load_n(&rd.entry->next, __ATOMIC_ACQUIRE);
+			for (i = 0; i < 256 && p != &modules && p != rd.entry;
+			     i++)
+				p = __atomic_load_n(&p->next, __ATOMIC_ACQUIRE);
+			rd.steps = p == &modules ? i : -1;
+			rcu_read_unlock();
+			break;
+		}
+		rcu_read_unlock();
+		thread_yield();
+	}
 	rd.done = true;
 	thread_exit();
 }
@@ -261,10 +280,11 @@ list_reader(void *arg)
 static void
 unlinked_entry_leads_on(struct ktest *t)
 {
+	struct kt_async *a;
 	struct module *mod;
-	int cpu = kt_other_cpu();
+	int cpu = -1;
 
-	if (cpu < 0) {
+	if (kt_other_cpu() < 0) {
 		ktest_skip(t, "needs a second CPU");
 		return;
 	}
@@ -274,15 +294,34 @@ unlinked_entry_leads_on(struct ktest *t)
 	KASSERT_TRUE(t, mod != NULL);
 	memset(&rd, 0, sizeof(rd));
 	rd.entry = &mod->list;
-	KASSERT_TRUE(t, thread_create("ktest-reader", list_reader, NULL, cpu) !=
+	/* The rmmod stops after exit, before it unlinks (the waits before
+	 * it, grace periods among them, must not wait for our reader). */
+	KASSERT_TRUE(t, race_arm("rmmod-exited") == 0);
+	a = kt_async_start("ktest-rmmod", do_rmmod, &rm_hello);
+	KASSERT_TRUE(t, a != NULL);
+	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
+	/* Not on the rmmod's CPU: the reader spins with preemption off. */
+	for (int i = 0; i < MAX_CPUS && cpu < 0; i++)
+		if (cpus[i].state == CPU_ONLINE && i != a->thread->cpu)
+			cpu = i;
+	KASSERT_TRUE(t, cpu >= 0);
+	KEXPECT_TRUE(t, thread_create("ktest-reader", list_reader, NULL, cpu) !=
 	                    NULL);
 	KEXPECT_TRUE(t, kt_poll(READ_ONCE(rd.inside), KT_SOON_MS));
-	KEXPECT_EQ(t, module_unload("hello", RMMOD_QUIET), 0);
+	race_release();
 	KEXPECT_TRUE(t, kt_poll(READ_ONCE(rd.done), KT_SOON_MS));
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
+	KEXPECT_EQ(t, a->result, 0);
+	if (rd.missed) {
+		ktest_skip(t, "the unlink fell between two read sections");
+		kt_shared_put(a);
+		return;
+	}
 	KEXPECT_TRUE(t, rd.unlinked);
 	KEXPECT_MSG(t, rd.steps >= 0,
 	            "the unlinked entry leads back to itself, not to the end "
 	            "of the list");
+	kt_shared_put(a);
 }
 
 KTEST_SUITE(unload_race, KTEST_CASE(concurrent_rmmod_frees_once),
