@@ -58,6 +58,34 @@ list_del_init(struct list_head *e)
 	INIT_LIST_HEAD(e);
 }
 
+/* RCU lists: one writer at a time (the owner's lock), readers under
+ * rcu_read_lock moving with list_next_rcu.  An entry is published whole
+ * (release), and an unlinked one keeps its next pointer, so a reader
+ * standing on it can still move on to the end of the list (never
+ * list_del_init: the entry would point at itself and the reader loop);
+ * its memory may go only a grace period later (synchronize_rcu). */
+static inline void
+list_add_tail_rcu(struct list_head *n, struct list_head *head)
+{
+	n->next = head;
+	n->prev = head->prev;
+	__atomic_store_n(&head->prev->next, n, __ATOMIC_RELEASE);
+	head->prev = n;
+}
+
+static inline void
+list_del_rcu(struct list_head *e)
+{
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+}
+
+static inline struct list_head *
+list_next_rcu(struct list_head *e)
+{
+	return __atomic_load_n(&e->next, __ATOMIC_ACQUIRE);
+}
+
 static inline bool
 list_empty(const struct list_head *h)
 {

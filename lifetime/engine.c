@@ -17,6 +17,7 @@
 #include <kernel/fault.h>
 #include <kernel/invariant.h>
 #include <kernel/kmalloc.h>
+#include <kernel/panic.h>
 #include <kernel/bootmod.h>
 #include <kernel/sched.h>
 #include <kernel/shell.h>
@@ -32,6 +33,18 @@
 static const char *const default_mods[] = {"e1000",   "virtio_net", "netsim",
                                            "tcp",     "sockproto",  "chain_a",
                                            "chain_b", "chain_c"};
+/* mods=all: these too, every tree module that loads (badparam,
+ * failinit and unresolved are built to be refused). */
+static const char *const more_mods[] = {"hello", "params", "busy", "selfput"};
+
+/* Named mixes (the console line is short): mix=cycles is weighted
+ * towards insmod/rmmod for load/unload cycles (make stress-long), every
+ * other op still in it; dhcp (up to 3 s) and ping (up to 0.5 s) rare,
+ * or they take most of the workers' time. */
+static const char *const mix_cycles =
+    "insmod:160,rmmod:32,rmmod-n:80,rmmod-f:24,rmmod-intr:24,nsim-add:6,"
+    "nsim-del:6,link-up:10,link-down:6,devhold:10,dhcp:1,udp:10,tcp:6,"
+    "sockproto:6,tcpecho:2,read:6,refs-dev:3,check:2,ping:2";
 
 /* splitmix64: one 64-bit state per worker, seeded from (seed, id). */
 uint32_t
@@ -147,9 +160,13 @@ worker_main(void *arg)
 	uint32_t budget = worker_budget(run, w->id);
 
 	for (uint32_t i = 0; !run->stop; i++) {
-		if (run->p.ops != 0 && i >= budget)
+		if (run->p.ops != 0 && run->p.cycles == 0 && i >= budget)
 			break;
 		if (run->p.secs != 0 && now_ms() >= run->deadline_ms)
+			break;
+		if (run->p.cycles != 0 &&
+		    __atomic_load_n(&run->cycles, __ATOMIC_SEQ_CST) >=
+		        run->p.cycles)
 			break;
 		one_op(w, i);
 	}
@@ -163,6 +180,13 @@ worker_main(void *arg)
 static int
 set_mix(struct lt_params *p, char *s)
 {
+	char preset[256];
+
+	if (strcmp(s, "cycles") == 0) {
+		ASSERT(strlen(mix_cycles) < sizeof(preset));
+		memcpy(preset, mix_cycles, strlen(mix_cycles) + 1);
+		s = preset;
+	}
 	while (*s != '\0') {
 		char *colon = strchr(s, ':'), *end;
 		unsigned long v;
@@ -203,17 +227,27 @@ set_mods(struct lt_run *run, char *s)
 }
 
 static void
-default_mod_set(struct lt_run *run)
+add_boot_mods(struct lt_run *run, const char *const *names, unsigned n)
 {
 	char ko[MODULE_NAME_LEN + 4];
 
-	run->nmods = 0;
-	for (unsigned i = 0; i < sizeof(default_mods) / sizeof(*default_mods);
-	     i++) {
-		snprintf(ko, sizeof(ko), "%s.ko", default_mods[i]);
-		if (boot_module_find(ko) != NULL)
-			run->mods[run->nmods++] = default_mods[i];
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(ko, sizeof(ko), "%s.ko", names[i]);
+		if (boot_module_find(ko) != NULL && run->nmods < LT_MODS_MAX)
+			run->mods[run->nmods++] = names[i];
 	}
+}
+
+/* The default modules among the boot modules; with all, more_mods too. */
+static void
+default_mod_set(struct lt_run *run, bool all)
+{
+	run->nmods = 0;
+	add_boot_mods(run, default_mods,
+	              sizeof(default_mods) / sizeof(*default_mods));
+	if (all)
+		add_boot_mods(run, more_mods,
+		              sizeof(more_mods) / sizeof(*more_mods));
 }
 
 static int
@@ -238,7 +272,7 @@ parse(struct lt_run *run, int argc, char **argv)
 	p->progress = true;
 	for (unsigned i = 0; i < lt_nops; i++)
 		p->weight[i] = lt_ops[i].weight;
-	default_mod_set(run);
+	default_mod_set(run, false);
 	for (int i = 2; i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
 		const char *k = argv[i];
@@ -256,6 +290,10 @@ parse(struct lt_run *run, int argc, char **argv)
 				    "weights 0-1000");
 			continue;
 		}
+		if (strcmp(k, "mods") == 0 && strcmp(val, "all") == 0) {
+			default_mod_set(run, true);
+			continue;
+		}
 		if (strcmp(k, "mods") == 0) {
 			if (set_mods(run, val) != 0)
 				return cmd_error("stress", -ENOENT,
@@ -271,6 +309,8 @@ parse(struct lt_run *run, int argc, char **argv)
 			seeded = true;
 		} else if (strcmp(k, "ops") == 0 && v <= MAX_OPS) {
 			p->ops = (uint32_t)v;
+		} else if (strcmp(k, "cycles") == 0 && v <= MAX_OPS) {
+			p->cycles = (uint32_t)v;
 		} else if (strcmp(k, "secs") == 0 && v <= MAX_SECS) {
 			p->secs = (uint32_t)v;
 		} else if (strcmp(k, "workers") == 0 && v >= 1 && v <= 32) {
@@ -294,7 +334,10 @@ parse(struct lt_run *run, int argc, char **argv)
 			                 k, val);
 		}
 	}
-	if (p->ops == 0 && p->secs == 0)
+	if (p->ops != 0 && p->cycles != 0)
+		return cmd_error("stress", -EINVAL,
+		                 "ops= and cycles= both given (pick one)");
+	if (p->ops == 0 && p->secs == 0 && p->cycles == 0)
 		p->ops = DEFAULT_OPS;
 	if (!seeded)
 		p->seed = (uint32_t)(now_ms() * 2654435761u) | 1;
@@ -308,22 +351,43 @@ parse(struct lt_run *run, int argc, char **argv)
 	return 0;
 }
 
-/* The line that runs the same operations again. */
+/* Are p's weights those of mix=cycles (over the defaults)? */
+static bool
+mix_is_cycles(const struct lt_params *p)
+{
+	struct lt_params q = {0};
+	char name[] = "cycles";
+
+	for (unsigned i = 0; i < lt_nops; i++)
+		q.weight[i] = lt_ops[i].weight;
+	if (set_mix(&q, name) != 0)
+		return false;
+	return memcmp(q.weight, p->weight, sizeof(q.weight)) == 0;
+}
+
+/* The line that runs the same operations again (short enough to type
+ * when the mix is a named one). */
 static void
 print_params(const struct lt_run *run, const char *prefix)
 {
-	char mix[256] = "", mods[128] = "";
+	char mix[320] = "", mods[160] = "";
 	size_t n = 0, m = 0;
 
-	for (unsigned i = 0; i < lt_nops; i++)
-		n += snprintf(mix + n, sizeof(mix) - n, "%s%s:%u", i ? "," : "",
-		              lt_ops[i].name, run->p.weight[i]);
+	if (mix_is_cycles(&run->p))
+		snprintf(mix, sizeof(mix), "cycles");
+	else
+		for (unsigned i = 0; i < lt_nops; i++)
+			n += snprintf(mix + n, sizeof(mix) - n, "%s%s:%u",
+			              i ? "," : "", lt_ops[i].name,
+			              run->p.weight[i]);
 	for (int i = 0; i < run->nmods && m < sizeof(mods); i++)
 		m += snprintf(mods + m, sizeof(mods) - m, "%s%s", i ? "," : "",
 		              run->mods[i]);
-	kprintf("%sstress lifetime seed=%u ops=%u secs=%u workers=%d "
+	kprintf("%sstress lifetime seed=%u %s=%u secs=%u workers=%d "
 	        "holdmax=%u tcpport=%u udpport=%u faults=%u mods=%s mix=%s\n",
-	        prefix, (unsigned)run->p.seed, (unsigned)run->p.ops,
+	        prefix, (unsigned)run->p.seed,
+	        run->p.cycles != 0 ? "cycles" : "ops",
+	        (unsigned)(run->p.cycles != 0 ? run->p.cycles : run->p.ops),
 	        (unsigned)run->p.secs, run->p.workers, run->p.holdmax_ms,
 	        run->p.tcpport, run->p.udpport, run->p.faults, mods, mix);
 }
@@ -334,21 +398,35 @@ static void
 progress(struct lt_run *run)
 {
 	uint64_t el = now_ms() - run->start_ms;
-	uint32_t done = run->done_ops;
+	uint32_t done = run->done_ops, cycles = run->cycles;
 	unsigned rate = el > 0 ? (unsigned)(done * 1000ull / el) : 0;
+	unsigned crate = el > 0 ? (unsigned)(cycles * 1000ull / el) : 0;
 	unsigned eta;
 
-	if (run->p.ops != 0)
+	if (run->p.cycles != 0)
+		eta = crate > 0 && cycles < run->p.cycles
+		          ? (run->p.cycles - cycles) / crate
+		          : 0;
+	else if (run->p.ops != 0)
 		eta = rate > 0 ? (run->p.ops - done) / rate : 0;
 	else
 		eta = (unsigned)((run->deadline_ms > now_ms()
 		                      ? run->deadline_ms - now_ms()
 		                      : 0) /
 		                 1000);
-	kprintf("stress: lifetime: %u%s%u ops, %u ops/s, %u failures, %u s "
-	        "elapsed, ETA %u s\n",
-	        (unsigned)done, run->p.ops ? "/" : "", (unsigned)run->p.ops,
-	        rate, (unsigned)run->failures, (unsigned)(el / 1000), eta);
+	if (run->p.cycles != 0)
+		kprintf("stress: lifetime: %u/%u load/unload cycles, %u "
+		        "cycles/s, %u ops, %u ops/s, %u failures, %u s "
+		        "elapsed, ETA %u s\n",
+		        (unsigned)cycles, (unsigned)run->p.cycles, crate,
+		        (unsigned)done, rate, (unsigned)run->failures,
+		        (unsigned)(el / 1000), eta);
+	else
+		kprintf("stress: lifetime: %u%s%u ops, %u ops/s, %u failures, "
+		        "%u s elapsed, ETA %u s\n",
+		        (unsigned)done, run->p.ops ? "/" : "",
+		        (unsigned)run->p.ops, rate, (unsigned)run->failures,
+		        (unsigned)(el / 1000), eta);
 }
 
 static bool
@@ -431,16 +509,25 @@ report(struct lt_run *run)
 		        (unsigned)run->stats[i].errors,
 		        (unsigned)run->stats[i].injected,
 		        (unsigned)run->stats[i].fails);
+	for (int i = 0; i < run->nmods; i++)
+		kprintf("stress: lifetime: module %-10s %8u loads %8u "
+		        "unloads\n",
+		        run->mods[i], (unsigned)run->loads[i],
+		        (unsigned)run->unloads[i]);
+	kprintf("stress: lifetime: cycles: %u load/unload cycles of %d "
+	        "module(s) in %u ops\n",
+	        (unsigned)run->cycles, run->nmods, (unsigned)run->done_ops);
 	sort_u32(run->waits, n);
+	/* median and p99 of the sample, min and max of every wait */
 	if (n > 0)
 		kprintf("stress: lifetime: rmmod wait (refmode=%s, modref=%s): "
 		        "%u unloads, min %u us, median %u us, p99 %u us, max "
 		        "%u us\n",
 		        netdev_refmode_name(), module_default_refops()->name,
-		        (unsigned)n, (unsigned)run->waits[0],
+		        (unsigned)run->nwaits, (unsigned)run->wait_min,
 		        (unsigned)run->waits[n / 2],
 		        (unsigned)run->waits[(n * 99) / 100],
-		        (unsigned)run->waits[n - 1]);
+		        (unsigned)run->wait_max);
 	else
 		kprintf("stress: lifetime: rmmod wait (refmode=%s, modref=%s): "
 		        "no unloads\n",
@@ -560,9 +647,10 @@ run_and_free(struct lt_run *run, struct lt_snapshot *snap)
 		              settled != 0 ? ", end state differs" : "",
 		              (unsigned)run->p.seed);
 	else
-		kprintf("stress: lifetime: PASS: %u ops, 0 failures, start "
-		        "state restored (seed %u)\n",
-		        (unsigned)run->done_ops, (unsigned)run->p.seed);
+		kprintf("stress: lifetime: PASS: %u ops, %u load/unload "
+		        "cycles, 0 failures, start state restored (seed %u)\n",
+		        (unsigned)run->done_ops, (unsigned)run->cycles,
+		        (unsigned)run->p.seed);
 	kfree(run->w);
 	kfree(run);
 	return r;
@@ -642,12 +730,13 @@ cmd_stress(int argc, char **argv)
 		                       "check: invariants broken (above)");
 	return cmd_usage("stress");
 }
-COMMAND(stress,
-        "stress lifetime [seed=N] [ops=N] [secs=N] [workers=N] "
-        "[holdmax=MS] [tcpport=P] [udpport=P] [faults=PERMILLE] "
-        "[mods=A,B..] "
-        "[mix=OP:W,..] [progress=0|1] [bg=1] | stress wait | stress stop "
-        "| stress faultsweep [MODULE..] | stress check",
-        "concurrent module/device/socket lifetime stress; every failure "
-        "path of insmod and ip link up; every invariant checker",
-        cmd_stress);
+COMMAND(
+    stress,
+    "stress lifetime [seed=N] [ops=N|cycles=N] [secs=N] [workers=N] "
+    "[holdmax=MS] [tcpport=P] [udpport=P] [faults=PERMILLE] "
+    "[mods=A,B..|all] "
+    "[mix=OP:W,..|cycles] [progress=0|1] [bg=1] | stress wait | stress stop "
+    "| stress faultsweep [MODULE..] | stress check",
+    "concurrent module/device/socket lifetime stress; every failure "
+    "path of insmod and ip link up; every invariant checker",
+    cmd_stress);

@@ -42,7 +42,7 @@ int lt_op_find(const char *name);
 
 #define LT_RING     64
 #define LT_WAITS    4096
-#define LT_MODS_MAX 12
+#define LT_MODS_MAX 16
 
 struct lt_rec {
 	uint32_t idx;
@@ -74,8 +74,9 @@ struct lt_stats {
 
 struct lt_params {
 	uint32_t seed;
-	uint32_t ops;  /* total, split over the workers (0: by secs) */
-	uint32_t secs; /* wall-clock bound (0: by ops) */
+	uint32_t ops;    /* total, split over the workers (0: by secs) */
+	uint32_t cycles; /* stop after this many unloads (0: by ops/secs) */
+	uint32_t secs;   /* wall-clock bound (0: by ops) */
 	int workers;
 	unsigned weight[32]; /* per op kind */
 	unsigned holdmax_ms;
@@ -98,9 +99,16 @@ struct lt_run {
 	volatile int dumped;
 	unsigned legacy_caught0; /* legacy_caught when the run began */
 	struct lt_stats stats[32];
-	/* rmmod wait times (us) of successful waiting unloads */
+	/* Load/unload cycles per module of mods[]: successful loads and
+	 * successful unloads by the workers (a cycle is an unload: the
+	 * module was loaded first); cycles = the sum of unloads. */
+	volatile uint32_t loads[LT_MODS_MAX], unloads[LT_MODS_MAX];
+	volatile uint32_t cycles;
+	/* rmmod wait times (us) of successful waiting unloads: a uniform
+	 * sample of LT_WAITS of them (reservoir), exact min and max */
 	uint32_t waits[LT_WAITS];
 	volatile uint32_t nwaits;
+	volatile uint32_t wait_min, wait_max;
 	struct lt_snapshot *bg_snap; /* bg=1: handed to the run's thread */
 };
 
@@ -120,6 +128,8 @@ const char *lt_arg_name(const struct lt_op *op, uint32_t arg, char *buf,
 /* ops.c helpers the engine uses */
 void lt_intr_fire(struct timer *t); /* the worker's interrupt timer */
 void lt_wait_sample(struct lt_run *run, uint32_t us);
+/* A worker's op loaded (load) or unloaded module mods[arg % nmods]. */
+void lt_count_cycle(struct lt_worker *w, uint32_t arg, bool load);
 
 /* faultsweep.c: `stress faultsweep [MODULE..]` */
 int lt_faultsweep(int argc, char **argv);

@@ -79,28 +79,103 @@ exec(const char *fmt, ...)
 
 /* ---- modules ------------------------------------------------------------ */
 
+/* Module parameters that keep a load/unload cycle short: netsim with
+ * 1..3 devices, busy with 0..2 objects draining in 1..50 ms each,
+ * selfput running 0..50 ms of module code after its last put, hello
+ * quiet. */
+static int
+insmod_args(const char *name, uint32_t arg, char (*buf)[16], char **argv)
+{
+	uint32_t x = arg >> 8;
+
+	if (strcmp(name, "netsim") == 0) {
+		snprintf(buf[0], sizeof(buf[0]), "count=%u", 1 + x % 3);
+		argv[0] = buf[0];
+		return 1;
+	}
+	if (strcmp(name, "busy") == 0) {
+		snprintf(buf[0], sizeof(buf[0]), "objects=%u", x % 3);
+		snprintf(buf[1], sizeof(buf[1]), "drain_ms=%u",
+		         1 + (x >> 2) % 50);
+		argv[0] = buf[0];
+		argv[1] = buf[1];
+		return 2;
+	}
+	if (strcmp(name, "selfput") == 0) {
+		snprintf(buf[0], sizeof(buf[0]), "tail_ms=%u", x % 51);
+		argv[0] = buf[0];
+		return 1;
+	}
+	if (strcmp(name, "hello") == 0) {
+		snprintf(buf[0], sizeof(buf[0]), "quiet=1");
+		argv[0] = buf[0];
+		return 1;
+	}
+	return 0;
+}
+
 static int
 op_insmod(struct lt_worker *w, uint32_t arg)
 {
 	const char *name = mod_of(w, arg);
-	char err[160], count[16];
-	char *argv[1] = {count};
-	int argc = 0;
+	char err[160], buf[2][16];
+	char *argv[2];
+	int argc = insmod_args(name, arg, buf, argv);
+	int r = module_load(name, argc, argv, NULL, err, sizeof(err));
 
-	if (strcmp(name, "netsim") == 0) {
-		snprintf(count, sizeof(count), "count=%u", 1 + (arg >> 8) % 3);
-		argc = 1;
+	if (r == 0)
+		lt_count_cycle(w, arg, true);
+	return r;
+}
+
+void
+lt_count_cycle(struct lt_worker *w, uint32_t arg, bool load)
+{
+	struct lt_run *run = w->run;
+	unsigned m = arg % (uint32_t)run->nmods;
+
+	if (load) {
+		__atomic_add_fetch(&run->loads[m], 1, __ATOMIC_RELAXED);
+		return;
 	}
-	return module_load(name, argc, argv, NULL, err, sizeof(err));
+	__atomic_add_fetch(&run->unloads[m], 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&run->cycles, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The sample is uniform over every wait (reservoir sampling: wait i
+ * replaces a random slot with probability LT_WAITS/i); its random
+ * numbers come from a hash of i, not from the workers' generators, so
+ * the op sequences stay those of the seed. */
+static uint32_t
+hash32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	x *= 0x846ca68bu;
+	return x ^ (x >> 16);
 }
 
 void
 lt_wait_sample(struct lt_run *run, uint32_t us)
 {
 	uint32_t i = __atomic_fetch_add(&run->nwaits, 1, __ATOMIC_RELAXED);
+	uint32_t v;
 
 	if (i < LT_WAITS)
 		run->waits[i] = us;
+	else if ((v = hash32(i) % (i + 1)) < LT_WAITS)
+		run->waits[v] = us;
+	v = __atomic_load_n(&run->wait_min, __ATOMIC_RELAXED);
+	while ((v == 0 || us < v) &&
+	       !__atomic_compare_exchange_n(&run->wait_min, &v, us, false,
+	                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	v = __atomic_load_n(&run->wait_max, __ATOMIC_RELAXED);
+	while (us > v &&
+	       !__atomic_compare_exchange_n(&run->wait_max, &v, us, false,
+	                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }
 
 /* rmmod and rmmod -f wait (for holders the run lets go of by itself):
@@ -115,8 +190,10 @@ rmmod_waiting(struct lt_worker *w, uint32_t arg, int flags)
 	intr_arm(w, WATCHDOG_MS);
 	r = module_unload(mod_of(w, arg), flags | RMMOD_QUIET);
 	intr_disarm(w);
-	if (r == 0)
+	if (r == 0) {
 		lt_wait_sample(w->run, (uint32_t)(now_ms() - t0) * 1000);
+		lt_count_cycle(w, arg, false);
+	}
 	return r;
 }
 
@@ -135,7 +212,11 @@ op_rmmod_f(struct lt_worker *w, uint32_t arg)
 static int
 op_rmmod_n(struct lt_worker *w, uint32_t arg)
 {
-	return module_unload(mod_of(w, arg), RMMOD_NOWAIT | RMMOD_QUIET);
+	int r = module_unload(mod_of(w, arg), RMMOD_NOWAIT | RMMOD_QUIET);
+
+	if (r == 0)
+		lt_count_cycle(w, arg, false);
+	return r;
 }
 
 /* A waiting rmmod that the user interrupts after 0..200 ms. */
@@ -147,6 +228,8 @@ op_rmmod_intr(struct lt_worker *w, uint32_t arg)
 	intr_arm(w, (arg >> 8) % INTR_MAX_MS);
 	r = module_unload(mod_of(w, arg), RMMOD_QUIET);
 	intr_disarm(w);
+	if (r == 0)
+		lt_count_cycle(w, arg, false);
 	return r;
 }
 

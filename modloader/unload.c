@@ -174,7 +174,9 @@ module_teardown_locked(struct module *mod)
 {
 	ASSERT(mutex_held(&module_mutex));
 	ASSERT(mod->state == MODULE_STATE_GONE);
-	list_del_init(&mod->list);
+	/* Not list_del_init: a lockless reader (module_by_addr) standing
+	 * on the entry must still reach the end of the list. */
+	list_del_rcu(&mod->list);
 	module_drop_uses(mod);
 	mutex_unlock(&module_mutex);
 	synchronize_rcu_expedited();

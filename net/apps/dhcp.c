@@ -297,6 +297,9 @@ dhcp_start(const char *ifname, long timeout_ms, char *msg, size_t size)
 		         ifname, dhcp_state_name(d->c.state));
 	} else if (r == -EINTR) {
 		snprintf(msg, size, "interrupted; the client keeps trying");
+	} else if (r == 0) {
+		snprintf(msg, size, "%s: address %s/%u", ifname,
+		         inet_ntoa_r(d->addr, a), (unsigned)d->plen);
 	}
 	dhcp_put(d);
 out:

@@ -278,6 +278,8 @@ cmd_dhcp(int argc, char **argv)
 	r = dhcp_start(argv[1], 30000, msg, sizeof(msg));
 	if (r != 0)
 		return cmd_error("dhcp", r, "%s", msg);
+	kprintf("dhcp: %s\n",
+	        msg); /* "DEV: address A/N": one line either way */
 	return 0;
 }
 COMMAND(dhcp, "dhcp [DEV]",

@@ -76,29 +76,8 @@ bool rtnl_is_locked(void);
 /* dev_xmit.c */
 void dev_xmit_disable(struct net_device *dev);
 
-/* RCU list helpers: writers hold rtnl, readers rcu_read_lock. */
-static inline void
-list_add_tail_rcu(struct list_head *n, struct list_head *head)
-{
-	n->next = head;
-	n->prev = head->prev;
-	__atomic_store_n(&head->prev->next, n, __ATOMIC_RELEASE);
-	head->prev = n;
-}
-
-static inline void
-list_del_rcu(struct list_head *e)
-{
-	/* e->next stays, so a reader standing on e can still move on. */
-	e->prev->next = e->next;
-	e->next->prev = e->prev;
-}
-
-static inline struct list_head *
-list_next_rcu(struct list_head *e)
-{
-	return __atomic_load_n(&e->next, __ATOMIC_ACQUIRE);
-}
+/* The device lists use kernel/list.h's RCU helpers: writers hold rtnl,
+ * readers rcu_read_lock. */
 
 /* dev_legacy.c: refmode=legacy with legacy_catch=1: true if dev's
  * destructor lives in an unloaded module (reported, counted, dev freed). */

@@ -279,6 +279,7 @@ extern struct proto_ops udp_proto_ops;
 
 /* Acquire a lease on dev (waits up to timeout_ms; Ctrl-C); the client
  * thread stays for renewals until the device goes. */
+/* msg: why it failed, or on success "DEV: address A/N". */
 int dhcp_start(const char *ifname, long timeout_ms, char *msg, size_t size);
 void dhcp_show(void);
 /* Fetch NAME from server into a kmalloc'd buffer (tag "tftp"). */

@@ -16,11 +16,20 @@
  *                                 after the check said "free" makes it
  *                                 EBUSY (module LIVE, devices back),
  *                                 never an uninterruptible wait in exit
+ *   unlinked_entry_leads_on       a lockless reader of the module list
+ *                                 (backtraces, `refs` naming a holder's
+ *                                 caller) standing on the entry rmmod
+ *                                 takes off the list can still walk on
+ *                                 to the list's end: it used to find the
+ *                                 entry pointing at itself and loop
+ *                                 forever, interrupts off (make
+ *                                 stress-long hung so)
  */
 #include <kernel/errno.h>
 #include <kernel/ktest.h>
 #include <kernel/ktest/ktest_util.h>
 #include <kernel/racepoint.h>
+#include <kernel/rcu.h>
 #include <kernel/sched.h>
 #include <kernel/string.h>
 #include <kernel/x86.h>
@@ -202,6 +211,120 @@ nowait_rmmod_never_waits(struct ktest *t)
 	kt_shared_put(a);
 }
 
+/* A reader on another CPU, inside rcu_read_lock, standing on hello's
+ * list entry while rmmod takes it off the list (rmmod's grace period
+ * waits for the reader, so the entry's memory stays).  Static: the
+ * thread may outlive a case that gives up on it. */
+static struct {
+	struct list_head *entry;
+	volatile bool inside, unlinked, done, missed;
+	volatile int steps; /* to the list head from the entry; -1: loops */
+} rd;
+
+static bool
+entry_listed(struct list_head *e)
+{
+	struct list_head *p = __atomic_load_n(&modules.next, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < 256 && p != &modules; i++) {
+		if (p == e)
+			return true;
+		p = __atomic_load_n(&p->next, __ATOMIC_ACQUIRE);
+	}
+	return false;
+}
+
+/* Read sections of 2 ms, each left for a moment (a yield: a quiescent
+ * state, so the grace periods rmmod waits for before it unlinks pass),
+ * until the unlink happens inside one.  If it happened between two
+ * (the entry is gone when a section begins), nothing can be said:
+ * missed. */
+static void
+list_reader(void *arg)
+{
+	struct list_head *p;
+	uint64_t end = now_ms() + KT_SOON_MS, until;
+	int i;
+
+	(void)arg;
+	rd.inside = true;
+	while (now_ms() < end) {
+		rcu_read_lock();
+		if (!entry_listed(rd.entry)) {
+			rcu_read_unlock();
+			rd.missed = true;
+			break;
+		}
+		until = now_ms() + 2;
+		while (entry_listed(rd.entry) && now_ms() < until)
+			cpu_relax();
+		if (!entry_listed(rd.entry)) {
+			rd.unlinked = true;
+			/* Move on from the entry, as a reader that was
+			 * standing on it. */
+			p = __atomic_load_n(&rd.entry->next, __ATOMIC_ACQUIRE);
+			for (i = 0; i < 256 && p != &modules && p != rd.entry;
+			     i++)
+				p = __atomic_load_n(&p->next, __ATOMIC_ACQUIRE);
+			rd.steps = p == &modules ? i : -1;
+			rcu_read_unlock();
+			break;
+		}
+		rcu_read_unlock();
+		thread_yield();
+	}
+	rd.done = true;
+	thread_exit();
+}
+
+static void
+unlinked_entry_leads_on(struct ktest *t)
+{
+	struct kt_async *a;
+	struct module *mod;
+	int cpu = -1;
+
+	if (kt_other_cpu() < 0) {
+		ktest_skip(t, "needs a second CPU");
+		return;
+	}
+	if (!load(t, "hello", "quiet=1"))
+		return;
+	mod = find_loaded("hello");
+	KASSERT_TRUE(t, mod != NULL);
+	memset(&rd, 0, sizeof(rd));
+	rd.entry = &mod->list;
+	/* The rmmod stops after exit, before it unlinks (the waits before
+	 * it, grace periods among them, must not wait for our reader). */
+	KASSERT_TRUE(t, race_arm("rmmod-exited") == 0);
+	a = kt_async_start("ktest-rmmod", do_rmmod, &rm_hello);
+	KASSERT_TRUE(t, a != NULL);
+	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
+	/* Not on the rmmod's CPU: the reader spins with preemption off. */
+	for (int i = 0; i < MAX_CPUS && cpu < 0; i++)
+		if (cpus[i].state == CPU_ONLINE && i != a->thread->cpu)
+			cpu = i;
+	KASSERT_TRUE(t, cpu >= 0);
+	KEXPECT_TRUE(t, thread_create("ktest-reader", list_reader, NULL, cpu) !=
+	                    NULL);
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(rd.inside), KT_SOON_MS));
+	race_release();
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(rd.done), KT_SOON_MS));
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
+	KEXPECT_EQ(t, a->result, 0);
+	if (rd.missed) {
+		ktest_skip(t, "the unlink fell between two read sections");
+		kt_shared_put(a);
+		return;
+	}
+	KEXPECT_TRUE(t, rd.unlinked);
+	KEXPECT_MSG(t, rd.steps >= 0,
+	            "the unlinked entry leads back to itself, not to the end "
+	            "of the list");
+	kt_shared_put(a);
+}
+
 KTEST_SUITE(unload_race, KTEST_CASE(concurrent_rmmod_frees_once),
             KTEST_CASE(rollback_resumes_before_live),
-            KTEST_CASE(nowait_rmmod_never_waits));
+            KTEST_CASE(nowait_rmmod_never_waits),
+            KTEST_CASE(unlinked_entry_leads_on));

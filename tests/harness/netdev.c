@@ -34,11 +34,14 @@ backend_args(const struct qemu_config *q, struct argv *a, int slot, bool first)
 		 * NIC's network. */
 		if (q->tftp_dir != NULL)
 			sb_addf(&sb, ",tftp=%s", q->tftp_dir);
-		/* Forwards go to the first NIC: that is where DHCP lands. */
-		for (int i = 0; first && i < q->nfwd; i++)
-			sb_addf(&sb, ",hostfwd=%s:127.0.0.1:%d-:%d",
-			        q->fwd[i].proto == FWD_UDP ? "udp" : "tcp",
-			        q->fwd_host_port[i], q->fwd[i].guest_port);
+		/* Forwards go to the first NIC (that is where DHCP lands),
+		 * or with `second` to the second one. */
+		for (int i = 0; i < q->nfwd; i++)
+			if (q->fwd[i].second != first)
+				sb_addf(
+				    &sb, ",hostfwd=%s:127.0.0.1:%d-:%d",
+				    q->fwd[i].proto == FWD_UDP ? "udp" : "tcp",
+				    q->fwd_host_port[i], q->fwd[i].guest_port);
 		break;
 	case NET_DGRAM:
 		/* Each frame is one UDP datagram between QEMU's port and the

@@ -292,19 +292,23 @@ static int
 parse_hostfwd(struct parser *p, char *args)
 {
 	struct script *s = p->s;
-	char proto[8];
-	int port;
+	char proto[8], nic[8] = "";
+	int port, n;
 	char extra;
 
 	if (s->nfwd == SCRIPT_MAX_FWD)
 		return fail(p, "hostfwd: at most %d forwards", SCRIPT_MAX_FWD);
-	if (sscanf(args, "%7s %d %c", proto, &port, &extra) != 2 ||
+	n = sscanf(args, "%7s %d %7s %c", proto, &port, nic, &extra);
+	if ((n != 2 && (n != 3 || strcmp(nic, "second") != 0)) ||
 	    (strcmp(proto, "udp") != 0 && strcmp(proto, "tcp") != 0) ||
 	    port < 1 || port > 65535)
-		return fail(
-		    p, "hostfwd: expected 'udp|tcp GUESTPORT', got '%s'", args);
+		return fail(p,
+		            "hostfwd: expected 'udp|tcp GUESTPORT [second]', "
+		            "got '%s'",
+		            args);
 	s->fwd[s->nfwd].proto = strcmp(proto, "udp") == 0 ? FWD_UDP : FWD_TCP;
 	s->fwd[s->nfwd].guest_port = port;
+	s->fwd[s->nfwd].second = n == 3;
 	s->nfwd++;
 	return 0;
 }

@@ -50,6 +50,7 @@ enum fwd_proto { FWD_UDP, FWD_TCP };
 struct hostfwd {
 	enum fwd_proto proto;
 	int guest_port;
+	bool second; /* to the second NIC, not the first */
 };
 
 #define SCRIPT_MAX_FWD 8

@@ -78,7 +78,7 @@ qemu_nics(void)
 	char err[512], *s;
 	struct profile p;
 	struct qemu_config q = {0};
-	struct hostfwd fwd = {FWD_UDP, 7};
+	struct hostfwd fwd = {FWD_UDP, 7, false};
 	int port = 40000;
 
 	profile_defaults(&p, "t");
@@ -101,6 +101,15 @@ qemu_nics(void)
 	             "-netdev user,id=n1 -object ");
 	CHECK_HAS(s,
 	          " -device virtio-net-pci,netdev=n1,mac=52:54:00:12:34:57 ");
+	free(s);
+	/* `hostfwd udp 7 second`: to the second NIC only. */
+	fwd.second = true;
+	s = build(&q, &p, err);
+	CHECK(s != NULL);
+	CHECK_HAS(s, " -netdev user,id=n0 -object ");
+	CHECK_HAS(s, " -netdev user,id=n1,hostfwd=udp:127.0.0.1:40000-:7 "
+	             "-object ");
+	fwd.second = false;
 	free(s);
 	/* The MACs do not depend on which NICs the profile has. */
 	p.nic = NIC_VIRTIO;

@@ -177,6 +177,7 @@ script_errors(void)
 	    {"host nc ${PORT0}\nhostfwd udp 7\n",
 	     "t.scn:1: host: unknown variable '${PORT0}'"},
 	    {"hostfwd icmp 7\n", "t.scn:1: hostfwd: expected 'udp|tcp"},
+	    {"hostfwd udp 7 third\n", "t.scn:1: hostfwd: expected 'udp|tcp"},
 	    {"tftp a,b\n", "t.scn:1: tftp: expected one directory"},
 	    {"poll ss\n", "t.scn:1: poll: expected 'COMMAND => REGEX'"},
 	    {"poll  => x\n", "t.scn:1: poll: no command before '=>'"},

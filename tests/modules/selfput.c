@@ -20,13 +20,18 @@
 #include <kernel/x86.h>
 
 static int tail_ms = 300;
+static int put_delay_ms;
 MODULE_PARAM(tail_ms, INT, "ms of module code run after the last put");
+MODULE_PARAM(put_delay_ms, INT, "ms the thread waits before its put");
 
 static void __attribute__((noinline)) selfput_tail(void *arg)
 {
 	uint64_t end;
 
 	(void)arg;
+	end = now_ms() + (unsigned)put_delay_ms;
+	while (now_ms() < end)
+		cpu_relax();
 	kprintf("selfput: cpu %d drops the last reference from module text\n",
 	        cpu_id());
 	module_put(THIS_MODULE);
@@ -40,10 +45,21 @@ static void __attribute__((noinline)) selfput_tail(void *arg)
 
 static struct module_guarded_call tail_call = {selfput_tail, NULL};
 
+/* One thread in the module's life: it holds the reference init took
+ * until its put, so rmmod waits for it, however many times it is
+ * interrupted and retried.  A second thread (an rmmod after an
+ * interrupted one) would hold nothing: rmmod could unload the module
+ * before it ran, and it would run unloaded code; and its put would be
+ * one too many. */
+static volatile int started;
+
 static void
 selfput_quiesce(void)
 {
 	int cpu = -1;
+
+	if (__atomic_exchange_n(&started, 1, __ATOMIC_SEQ_CST) != 0)
+		return;
 
 	for (int i = 0; i < MAX_CPUS; i++)
 		if (i != cpu_id() && cpus[i].state == CPU_ONLINE)
@@ -58,7 +74,8 @@ selfput_quiesce(void)
 static int
 selfput_init(void)
 {
-	if (tail_ms < 0 || tail_ms > 10000)
+	if (tail_ms < 0 || tail_ms > 10000 || put_delay_ms < 0 ||
+	    put_delay_ms > 10000)
 		return -EINVAL;
 	__module_get(THIS_MODULE);
 	kprintf("selfput: holding a reference to myself (refcount %d)\n",

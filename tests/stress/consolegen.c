@@ -2,7 +2,7 @@
  * consolegen SEED COUNT: writes to stdout a harness scenario (docs/harness.md)
  * that types a seeded random sequence of COUNT console commands (insmod,
  * rmmod plain/-n/-f, rmmod interrupted by Ctrl-C, ip link set up/down,
- * devhold) while `stress lifetime bg=1` runs its workers in the background,
+ * devhold, dhcp) while `stress lifetime bg=1` runs its workers in the background,
  * and checks every reply (docs/stress.md, "Serial-console stress").
  *
  * Every command is followed by an `expect` of the replies it may give
@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t rng;
 
@@ -43,13 +44,54 @@ static const char *const never[] = {
     "ENXIO",        "EPIPE",        "EPROTONOSUPPORT", "ERANGE",
     "ESRCH",        "ETIMEDOUT",    "EUNKNOWN"};
 
+/* What `dhcp DEV` may answer besides those: the device gone or not up
+ * (ENODEV, EIO, EBUSY), port 68 or its device (EADDRINUSE, ENODEV,
+ * ENETDOWN, EAGAIN), the leased address taken by the other NIC on the
+ * same network (EADDRINUSE, EEXIST, EBUSY), no lease in 30 s while the
+ * workers take the device down (ETIMEDOUT). */
+static const char *const dhcp_may[] = {"EADDRINUSE", "EAGAIN", "ENETDOWN",
+                                       "ETIMEDOUT"};
+
+static int
+dhcp_allowed(const char *e)
+{
+	for (size_t i = 0; i < sizeof(dhcp_may) / sizeof(*dhcp_may); i++)
+		if (strcmp(e, dhcp_may[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static void
-reject(const char *prefix, const char *more)
+reject_codes(const char *prefix, int dhcp, const char *more)
 {
 	printf("reject %s", prefix);
 	for (size_t i = 0; i < sizeof(never) / sizeof(*never); i++)
-		printf("%s|", never[i]);
+		if (!dhcp || !dhcp_allowed(never[i]))
+			printf("%s|", never[i]);
 	printf("%s): \n", more);
+}
+
+static void
+reject(const char *prefix, const char *more)
+{
+	reject_codes(prefix, 0, more);
+}
+
+/* `dhcp DEV` (eth0 or eth1): every reply it may give, exactly. */
+static void
+dhcp(const char *d)
+{
+	printf("send dhcp %s\n", d);
+	printf("expect -t 60 ^dhcp: (%s: address [0-9.]+/[0-9]+$|"
+	       "ENODEV: (no device %s|%s went away)$|"
+	       "(EIO|EBUSY|ENODEV): %s: cannot bring it up$|"
+	       "(EADDRINUSE|ENODEV|ENETDOWN|EAGAIN): %s: cannot open port 68$|"
+	       "(EADDRINUSE|EEXIST|EBUSY|ENODEV): %s: cannot set leased "
+	       "address [0-9.]+ \\(retried at renewal\\)$|"
+	       "ETIMEDOUT: %s: no lease yet \\(state [A-Z]+\\); still "
+	       "trying$)\n",
+	       d, d, d, d, d, d, d);
+	printf("prompt -t 60\n");
 }
 
 static void
@@ -100,6 +142,9 @@ main(int argc, char **argv)
 	reject("^insmod: [a-z_0-9]+: (", "EIO|EINTR|EPERM");
 	reject("^rmmod: [a-z_0-9]+: (", "EIO|EEXIST|ENODEV");
 	reject("^(ip|devhold): (", "EPERM|EEXIST|ENOENT|EINTR");
+	/* dhcp is never interrupted here, nor a matter of permission or
+	 * of a missing name (ENODEV says so) */
+	reject_codes("^dhcp: (", 1, "EPERM|ENOENT|EINTR");
 	printf("prompt\n"
 	       "send stress wait\n"
 	       "expect ^stress: ESRCH: no background run$\n"
@@ -124,7 +169,7 @@ main(int argc, char **argv)
 	for (unsigned long i = 0; i < count; i++) {
 		const char *m = mods[next() % NMODS];
 		const char *d = devs[next() % NDEVS];
-		uint32_t k = next() % 9;
+		uint32_t k = next() % 10;
 
 		switch (k) {
 		case 0:
@@ -153,6 +198,9 @@ main(int argc, char **argv)
 			printf("send ip link set %s %s\n", d,
 			       next() % 3 ? "up" : "down");
 			printf("prompt -t 60\n");
+			break;
+		case 9:
+			dhcp(devs[next() % 2]);
 			break;
 		default: {
 			unsigned ms = next() % 500;

@@ -40,8 +40,8 @@ stress: deps kernel host modules
 #                                     replay: only the lifetime runs on C
 #                                     CPUs, with that seed and op count
 #   make stress-lifetime              only the lifetime runs
-#   make stress-long                  the lifetime runs with OPS=50000
-#                                     each (not in CI; docs/stress.md)
+#   make stress-long                  100,000 load/unload cycles of every
+#                                     module (not in CI; docs/stress.md)
 OPS ?= 6000
 SEED ?=
 REFMODE ?=
@@ -55,13 +55,15 @@ stress-lifetime-gen:
 	@mkdir -p $(STRESS_DIR)/scn $(STRESS_DIR)/profiles $(STRESS_DIR)/logs
 	@cp qemu/*.profile $(STRESS_DIR)/profiles/
 	@test -n "$(LT_SELECTED)" || { echo "stress: no LT_RUNS entry for SMP=$(SMP)"; exit 1; }
-	@tests/stress/lifetime-gen.sh $(STRESS_DIR) $(OPS) '$(SEED)' \
+	@LT_CYCLES='$(CYCLES)' LT_MODS='$(LT_MODS)' LT_MIX='$(LT_MIX)' \
+		LT_ARGS='$(LT_ARGS)' \
+		tests/stress/lifetime-gen.sh $(STRESS_DIR) $(OPS) '$(SEED)' \
 		'$(REFMODE)' '$(MODREF)' $(LT_SELECTED)
 
 stress-lifetime: deps kernel host modules
 	@rm -rf $(STRESS_DIR) && mkdir -p $(STRESS_DIR)/logs
 	@$(MAKE) --no-print-directory stress-lifetime-gen
-	@echo "stress: lifetime: $(LT_SELECTED), OPS=$(OPS)$(if $(SEED), SEED=$(SEED)); report in $(STRESS_DIR)/lifetime.txt"
+	@echo "stress: lifetime: $(LT_SELECTED), $(if $(CYCLES),CYCLES=$(CYCLES),OPS=$(OPS))$(if $(SEED), SEED=$(SEED)); report in $(STRESS_DIR)/lifetime.txt"
 	@{ $(HOSTBIN)/modref-harness test -j $(STRESS_JOBS) \
 		--kernel $(KERNEL) --logs $(STRESS_DIR)/logs \
 		--profiles $(STRESS_DIR)/profiles \
@@ -71,8 +73,29 @@ stress-lifetime: deps kernel host modules
 	@tail -n 25 $(STRESS_DIR)/lifetime.txt
 	@exit $$(cat $(STRESS_DIR)/status)
 
+# make stress-long: LONG_CYCLES module load/unload cycles in all (split
+# over LONG_RUNS, run LONG_JOBS at a time), every module the tree builds
+# that can load (LONG_MODS; badparam, failinit and unresolved are built
+# to be refused), an op mix weighted towards insmod/rmmod with every
+# other op still in it, host traffic on both NICs.  LONG_SECS bounds
+# each run (it then passes with the cycles it reached).  One run at a
+# time by default: two 4-CPU QEMUs on 2 busy host cores made 1-2 cycles/s
+# each, one alone 8-15.
+LONG_CYCLES ?= 100000
+LONG_RUNS ?= 4:wait:percpu 4:owner:atomic
+LONG_JOBS ?= 1
+LONG_MODS ?= all
+LONG_MIX ?= cycles
+LONG_SECS ?=
+CYCLES ?=
+LT_MODS ?=
+LT_MIX ?=
+LT_ARGS ?=
 stress-long:
-	$(MAKE) stress-lifetime OPS=50000 LT_RUNS='4:wait:percpu 4:owner:atomic'
+	$(MAKE) stress-lifetime STRESS_JOBS=$(LONG_JOBS) \
+		CYCLES=$$(( $(LONG_CYCLES) / $(words $(LONG_RUNS)) )) \
+		LT_RUNS='$(LONG_RUNS)' LT_MODS='$(LONG_MODS)' LT_MIX='$(LONG_MIX)' \
+		LT_ARGS='holdmax=100$(if $(LONG_SECS), secs=$(LONG_SECS))'
 
 .PHONY: stress-lifetime stress-lifetime-gen stress-long replay
 
