@@ -289,4 +289,8 @@ deps:
 clean:
 	rm -rf $(BUILD)
 
+# A dependency file written before a source moved names the old path; a
+# do-nothing rule for missing sources lets make rebuild from the new one
+# instead of stopping ("No rule to make target"), as -MP does for headers.
+%.c %.S: ;
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
