@@ -65,6 +65,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/bench/hostnet.h"
+
 #define MAX_RUNS   1000
 #define PROMPT     "modref> "
 #define LIMIT_MS   120000.0
@@ -387,23 +389,6 @@ fail:
 	return 1;
 }
 
-/* A UDP port free on 127.0.0.1 now (QEMU binds it a moment later). */
-static int
-free_udp_port(void)
-{
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_DGRAM, 0), port = -1;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
-	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
-
 static double rtt[1 << 20];
 
 /* Echo 64-byte datagrams one at a time for secs seconds. */
@@ -611,7 +596,7 @@ bench_udp(struct qemu_opts *o, const char *kernel, const char *driver,
           double secs, int rounds)
 {
 	char nic[128], cmd[64], ok[64];
-	int port = free_udp_port();
+	int port = bench_free_port(SOCK_DGRAM);
 	struct guest g;
 	const char *a;
 

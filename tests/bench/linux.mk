@@ -17,12 +17,12 @@ BENCH_LINUX_CYCLES ?= 10
 BENCH_LINUX_BYTES  ?= 16777216
 BENCH_UDP_SECS     ?= 3
 
-$(HOSTBIN)/benchlinux: tests/bench/linux/benchlinux.c scripts/newc_write.c net/tcp/ko/pattern.h
+$(HOSTBIN)/benchlinux: tests/bench/linux/benchlinux.c scripts/newc_write.c net/tcp/ko/pattern.h tests/bench/hostnet.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/bench/linux/benchlinux.c scripts/newc_write.c
 
 # The guest side, for the x86_64 guest: static, no libraries in the image.
-$(LBGUEST): tests/bench/linux/lbguest.c net/tcp/ko/pattern.h
+$(LBGUEST): tests/bench/linux/lbguest.c net/tcp/ko/pattern.h tests/bench/hostnet.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -static -o $@ $<
 

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "net/tcp/ko/pattern.h"
+#include "tests/bench/hostnet.h"
 #include "scripts/newc_write.h"
 
 #define MAX_RUNS   50
@@ -146,22 +147,6 @@ struct opts {
 	int runs, udp_secs, cycles;
 	uint64_t bytes;
 };
-
-static int
-free_port(int type)
-{
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	socklen_t l = sizeof(a);
-	int s = socket(AF_INET, type, 0), port = -1;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (s >= 0 && bind(s, (struct sockaddr *)&a, sizeof(a)) == 0 &&
-	    getsockname(s, (struct sockaddr *)&a, &l) == 0)
-		port = ntohs(a.sin_port);
-	if (s >= 0)
-		close(s);
-	return port;
-}
 
 static int
 guest_start(struct guest *g, const struct opts *o, int which, int nic,
@@ -391,17 +376,7 @@ tcp_g2h(int l, uint64_t bytes)
 	if (poll(&p, 1, 30000) != 1 || (c = accept(l, NULL, NULL)) < 0)
 		return -1;
 	t0 = now_ms();
-	for (;;) {
-		ssize_t n = read(c, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		bad += tcp_pattern_check(&pattern, buf, got, (size_t)n) !=
-		       (size_t)n;
-		got += (uint64_t)n;
-	}
+	bad = bench_read_pattern(c, buf, sizeof(buf), &got);
 	t0 = now_ms() - t0;
 	close(c);
 	if (got != bytes || bad != 0) {
@@ -445,7 +420,8 @@ listen_any(int *port)
 static int
 one_boot(const struct opts *o, int which, int nic, double fig[NFIGS], FILE *log)
 {
-	int up = free_port(SOCK_DGRAM), tp = free_port(SOCK_STREAM), l, lp;
+	int up = bench_free_port(SOCK_DGRAM), tp = bench_free_port(SOCK_STREAM),
+	    l, lp;
 	char cmd[512];
 	struct guest g;
 	double t, lost = 0;

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "net/tcp/ko/pattern.h"
+#include "tests/bench/hostnet.h"
 
 #define CHUNK 65536
 
@@ -146,17 +147,7 @@ sink(int port)
 		return 1;
 	}
 	t0 = now_ms();
-	for (;;) {
-		ssize_t n = read(c, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		bad += tcp_pattern_check(&pattern, buf, got, (size_t)n) !=
-		       (size_t)n;
-		got += (uint64_t)n;
-	}
+	bad = bench_read_pattern(c, buf, sizeof(buf), &got);
 	t0 = now_ms() - t0;
 	close(c);
 	close(l);
