@@ -26,6 +26,8 @@ capture_file_line(struct out_capture *c)
 	if (c->lines == 0)
 		strlcpy(c->first, c->line, sizeof(c->first));
 	strlcpy(c->last, c->line, sizeof(c->last));
+	if (c->keep != NULL && strstr(c->line, c->keep) != NULL)
+		strlcpy(c->kept, c->line, sizeof(c->kept));
 	c->lines++;
 	c->len = 0;
 }
@@ -71,6 +73,22 @@ out_capture_end(void)
 	if (c != NULL && c->len > 0)
 		capture_file_line(c);
 	current->capture = NULL;
+}
+
+struct out_capture *
+out_capture_suspend(void)
+{
+	struct out_capture *c = current->capture;
+
+	current->capture = NULL;
+	return c;
+}
+
+void
+out_capture_resume(struct out_capture *c)
+{
+	ASSERT(current->capture == NULL);
+	current->capture = c;
 }
 
 void

@@ -43,11 +43,19 @@ struct out_capture {
 	size_t len;                  /* bytes in line[] */
 	char line[OUT_CAPTURE_LINE]; /* the line being built */
 	char first[OUT_CAPTURE_LINE], last[OUT_CAPTURE_LINE];
+	/* Set after out_capture_begin: kept[] is the last line containing
+	 * keep (a progress line, say, that later lines would hide). */
+	const char *keep;
+	char kept[OUT_CAPTURE_LINE];
 };
 /* Install c (emptied) on the calling thread; out_capture_end removes it
  * and files a last unterminated line. */
 void out_capture_begin(struct out_capture *c);
 void out_capture_end(void);
+/* Let the calling thread's output reach the console for a while (a
+ * diagnosis), and keep capturing into c again after: nothing is lost. */
+struct out_capture *out_capture_suspend(void);
+void out_capture_resume(struct out_capture *c);
 
 #define pr_err(...)    printk(LOG_ERR, __VA_ARGS__)
 #define pr_warn(...)   printk(LOG_WARN, __VA_ARGS__)

@@ -112,6 +112,17 @@ strncmp(const char *a, const char *b, size_t n)
 }
 
 char *
+strstr(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *s != '\0' || n == 0; s++)
+		if (strncmp(s, needle, n) == 0)
+			return (char *)s;
+	return NULL;
+}
+
+char *
 strchr(const char *s, int c)
 {
 	for (;; s++) {

@@ -19,6 +19,8 @@ size_t strnlen(const char *s, size_t max);
 int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
+/* The first occurrence of needle in s (s itself for ""), or NULL. */
+char *strstr(const char *s, const char *needle);
 char *strrchr(const char *s, int c);
 size_t strlcpy(char *dst, const char *src, size_t size);
 /* 32-bit FNV-1a hash: how the console names a packet's bytes. */

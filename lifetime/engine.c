@@ -269,6 +269,7 @@ parse(struct lt_run *run, int argc, char **argv)
 
 	p->workers = online_cpus();
 	p->holdmax_ms = 300;
+	p->watchdog_ms = 30000;
 	p->progress = true;
 	for (unsigned i = 0; i < lt_nops; i++)
 		p->weight[i] = lt_ops[i].weight;
@@ -317,6 +318,9 @@ parse(struct lt_run *run, int argc, char **argv)
 			p->workers = (int)v;
 		} else if (strcmp(k, "holdmax") == 0 && v <= 10000) {
 			p->holdmax_ms = (unsigned)v;
+		} else if (strcmp(k, "watchdog") == 0 && v >= 1000 &&
+		           v <= 600000) {
+			p->watchdog_ms = (unsigned)v;
 		} else if (strcmp(k, "tcpport") == 0 && v <= 65535) {
 			p->tcpport = (unsigned)v;
 		} else if (strcmp(k, "udpport") == 0 && v <= 65535) {
@@ -384,12 +388,14 @@ print_params(const struct lt_run *run, const char *prefix)
 		m += snprintf(mods + m, sizeof(mods) - m, "%s%s", i ? "," : "",
 		              run->mods[i]);
 	kprintf("%sstress lifetime seed=%u %s=%u secs=%u workers=%d "
-	        "holdmax=%u tcpport=%u udpport=%u faults=%u mods=%s mix=%s\n",
+	        "holdmax=%u watchdog=%u tcpport=%u udpport=%u faults=%u "
+	        "mods=%s mix=%s\n",
 	        prefix, (unsigned)run->p.seed,
 	        run->p.cycles != 0 ? "cycles" : "ops",
 	        (unsigned)(run->p.cycles != 0 ? run->p.cycles : run->p.ops),
 	        (unsigned)run->p.secs, run->p.workers, run->p.holdmax_ms,
-	        run->p.tcpport, run->p.udpport, run->p.faults, mods, mix);
+	        run->p.watchdog_ms, run->p.tcpport, run->p.udpport,
+	        run->p.faults, mods, mix);
 }
 
 /* ---- the run ------------------------------------------------------------ */
@@ -532,6 +538,9 @@ report(struct lt_run *run)
 		kprintf("stress: lifetime: rmmod wait (refmode=%s, modref=%s): "
 		        "no unloads\n",
 		        netdev_refmode_name(), module_default_refops()->name);
+	kprintf("stress: lifetime: rmmod tcp: %u wait(s) for TCP peers "
+	        "stopped by the watchdog\n",
+	        (unsigned)run->tcp_peer_waits);
 	if (netdev_refmode == REFMODE_LEGACY)
 		kprintf("stress: lifetime: refmode=legacy: %u destructor "
 		        "call(s) into an unloaded module caught%s\n",
@@ -733,7 +742,7 @@ cmd_stress(int argc, char **argv)
 COMMAND(
     stress,
     "stress lifetime [seed=N] [ops=N|cycles=N] [secs=N] [workers=N] "
-    "[holdmax=MS] [tcpport=P] [udpport=P] [faults=PERMILLE] "
+    "[holdmax=MS] [watchdog=MS] [tcpport=P] [udpport=P] [faults=PERMILLE] "
     "[mods=A,B..|all] "
     "[mix=OP:W,..|cycles] [progress=0|1] [bg=1] | stress wait | stress stop "
     "| stress faultsweep [MODULE..] | stress check",

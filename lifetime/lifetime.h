@@ -80,6 +80,7 @@ struct lt_params {
 	int workers;
 	unsigned weight[32]; /* per op kind */
 	unsigned holdmax_ms;
+	unsigned watchdog_ms; /* a waiting op that takes longer is stuck */
 	unsigned tcpport, udpport;
 	unsigned faults; /* per mille of ops run with one injected failure */
 	bool progress;
@@ -109,6 +110,9 @@ struct lt_run {
 	uint32_t waits[LT_WAITS];
 	volatile uint32_t nwaits;
 	volatile uint32_t wait_min, wait_max;
+	/* waiting rmmods of tcp the watchdog stopped while tcp.ko waited
+	 * for TCP peers (ops.c, rmmod_stuck): legitimate, counted */
+	volatile uint32_t tcp_peer_waits;
 	struct lt_snapshot *bg_snap; /* bg=1: handed to the run's thread */
 };
 

@@ -13,13 +13,13 @@
 #include "net/ipv4/inet.h"
 #include <kernel/errno.h>
 #include <kernel/invariant.h>
+#include <kernel/panic.h>
 #include <kernel/sched.h>
 #include <kernel/shell.h>
 #include <kernel/string.h>
 #include <kernel/waitq.h>
 
-#define WATCHDOG_MS   30000 /* a waiting op that takes longer is stuck */
-#define INTR_MAX_MS   200   /* the Ctrl-C of rmmod comes within this */
+#define INTR_MAX_MS   200 /* the Ctrl-C of rmmod comes within this */
 #define DHCP_MS       3000
 #define PING_MS       500
 #define GATEWAY       0x0a000202 /* 10.0.2.2, QEMU user networking */
@@ -178,21 +178,83 @@ lt_wait_sample(struct lt_run *run, uint32_t us)
 		;
 }
 
+/* tcp.ko's wait line names what it waits for by connection state:
+ * "rmmod: tcp: waiting 30 s: refcount 0; 1 ESTABLISHED, 2 TIME_WAIT
+ * (longest 1 s left); ...".  TIME_WAIT ends on its own (2 * tcp_msl_ms,
+ * 1 s in these runs); every other state ends only when the peer answers
+ * or TCP gives up on it: 60 s of FIN_WAIT_2, about a minute of
+ * retransmissions, never for an idle ESTABLISHED connection (no
+ * keepalive, as in Linux).  The host's clients reach tcpecho through
+ * both NICs, and the workers unload a NIC's driver under them: their
+ * FIN or ACK is then lost, and a guest connection can wait for its peer
+ * far longer than the watchdog.  A user's rmmod would wait the same way
+ * until Ctrl-C or rmmod -f, so that wait is legitimate: counted, not a
+ * failure.  (CLOSE_WAIT counts too: tcpecho closes only once its echo
+ * reached the peer.) */
+static bool
+tcp_waits_for_peer(const char *line)
+{
+	static const char *const states[] = {
+	    " SYN_SENT",   " SYN_RECEIVED", " ESTABLISHED", " FIN_WAIT_1",
+	    " FIN_WAIT_2", " CLOSE_WAIT",   " CLOSING",     " LAST_ACK"};
+
+	if (strncmp(line, "rmmod: tcp: waiting ", 20) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		if (strstr(line, states[i]) != NULL)
+			return true;
+	return false;
+}
+
+/* The watchdog fired on a waiting rmmod of name: print its last wait
+ * line, and for tcp its connections (ss), so that what it waited for is
+ * on the console whatever the verdict.  -ETIMEDOUT (counted, accepted)
+ * if it is a tcp wait for peers, else -EINTR (a failure). */
+static int
+rmmod_stuck(struct lt_worker *w, const char *name, int flags)
+{
+	struct out_capture *c;
+	bool peer = flags == 0 && strcmp(name, "tcp") == 0 &&
+	            tcp_waits_for_peer(w->out.kept);
+
+	printk(LOG_WARN,
+	       "stress: rmmod%s %s: stopped by the %u s watchdog; "
+	       "last wait line: '%s'%s\n",
+	       flags & RMMOD_FORCE ? " -f" : "", name,
+	       w->run->p.watchdog_ms / 1000, w->out.kept,
+	       peer ? " (a wait for TCP peers: counted, not a failure)" : "");
+	if (strcmp(name, "tcp") == 0) {
+		c = out_capture_suspend();
+		exec("ss");
+		out_capture_resume(c);
+	}
+	if (!peer)
+		return -EINTR;
+	__atomic_add_fetch(&w->run->tcp_peer_waits, 1, __ATOMIC_RELAXED);
+	return -ETIMEDOUT;
+}
+
 /* rmmod and rmmod -f wait (for holders the run lets go of by itself):
  * a watchdog turns a stuck wait into EINTR, which is not an accepted
- * outcome. */
+ * outcome, unless it is tcp.ko waiting for TCP peers (rmmod_stuck). */
 static int
 rmmod_waiting(struct lt_worker *w, uint32_t arg, int flags)
 {
+	const char *name = mod_of(w, arg);
 	uint64_t t0 = now_ms();
 	int r;
 
-	intr_arm(w, WATCHDOG_MS);
-	r = module_unload(mod_of(w, arg), flags | RMMOD_QUIET);
+	w->out.keep = ": waiting ";
+	intr_arm(w, w->run->p.watchdog_ms);
+	r = module_unload(name, flags | RMMOD_QUIET);
 	intr_disarm(w);
+	/* The engine's verdict below is the only ETIMEDOUT of this op. */
+	ASSERT(r != -ETIMEDOUT);
 	if (r == 0) {
 		lt_wait_sample(w->run, (uint32_t)(now_ms() - t0) * 1000);
 		lt_count_cycle(w, arg, false);
+	} else if (r == -EINTR) {
+		r = rmmod_stuck(w, name, flags);
 	}
 	return r;
 }
@@ -249,7 +311,7 @@ op_nsim_del(struct lt_worker *w, uint32_t arg)
 	bool intr = ((arg >> 8) & 3) == 0;
 	int r;
 
-	intr_arm(w, intr ? (arg >> 10) % INTR_MAX_MS : WATCHDOG_MS);
+	intr_arm(w, intr ? (arg >> 10) % INTR_MAX_MS : w->run->p.watchdog_ms);
 	r = exec("netsim del nsim%u", arg % 4);
 	intr_disarm(w);
 	if (r == -EINTR && !intr)
@@ -282,7 +344,7 @@ op_dhcp(struct lt_worker *w, uint32_t arg)
 	char msg[96];
 	int r;
 
-	intr_arm(w, WATCHDOG_MS);
+	intr_arm(w, w->run->p.watchdog_ms);
 	r = dhcp_start(devnames[arg % 2], DHCP_MS, msg, sizeof(msg));
 	intr_disarm(w);
 	if (r < 0)
@@ -319,7 +381,7 @@ op_tcp(struct lt_worker *w, uint32_t arg)
 	int r;
 
 	if (w->run->p.tcpport != 0) {
-		intr_arm(w, WATCHDOG_MS);
+		intr_arm(w, w->run->p.watchdog_ms);
 		r = exec("tcpconnect 10.0.2.2 %u w%d-%u", w->run->p.tcpport,
 		         w->id, arg % 1000);
 		intr_disarm(w);
@@ -416,6 +478,8 @@ op_check(struct lt_worker *w, uint32_t arg)
 static const int ok_none[] = {0};
 static const int ok_insmod[] = {EEXIST, EBUSY, ENOENT, ENODEV, 0};
 static const int ok_rmmod[] = {ENOENT, EBUSY, EPERM, 0};
+/* ETIMEDOUT: the engine's verdict on a tcp wait for peers (rmmod_stuck) */
+static const int ok_rmmod_wait[] = {ENOENT, EBUSY, EPERM, ETIMEDOUT, 0};
 static const int ok_rmmod_intr[] = {ENOENT, EBUSY, EPERM, EINTR, 0};
 static const int ok_cmd[] = {ENOENT, ESRCH, ENODEV, ENOSPC, 0};
 static const int ok_del[] = {ENOENT, ESRCH, ENODEV, EINTR, EBUSY, 0};
@@ -437,7 +501,7 @@ static const int ok_tcpecho[] = {ENOENT,     ESRCH,           EALREADY,
 
 const struct lt_op lt_ops[] = {
     {"insmod", op_insmod, ok_insmod, 12},
-    {"rmmod", op_rmmod, ok_rmmod, 4},
+    {"rmmod", op_rmmod, ok_rmmod_wait, 4},
     {"rmmod-n", op_rmmod_n, ok_rmmod, 3},
     {"rmmod-f", op_rmmod_f, ok_rmmod, 2},
     {"rmmod-intr", op_rmmod_intr, ok_rmmod_intr, 3},

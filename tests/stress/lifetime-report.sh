@@ -21,6 +21,7 @@ for log in "$dir"/lifetime-*.log; do
 	/stress: lifetime: cycles: / { cyc = $0 }
 	/stress: lifetime: [0-9]+\/[0-9]+ load\/unload cycles|stress: lifetime: [0-9]+\/?[0-9]* ops, / { prog = $0 }
 	/stress: lifetime: rmmod wait/ { wait = $0 }
+	/stress: lifetime: rmmod tcp: / { peer = $0 }
 	/stress: lifetime: refmode=legacy: / { legacy = $0 }
 	/stress: lifetime: (PASS|replay)/ { last = $0 }
 	/stress: lifetime: PASS/ { pass = $0 }
@@ -33,6 +34,7 @@ for log in "$dir"/lifetime-*.log; do
 		if (cyc != "") { sub(/^.*stress: lifetime: /, "", cyc); print cyc }
 		for (i = 0; i < nm; i++) { s = md[i]; sub(/^.*stress: lifetime: /, "", s); print "  " s }
 		sub(/^.*stress: lifetime: /, "", wait); print wait
+		if (peer != "") { sub(/^.*stress: lifetime: /, "", peer); print peer }
 		if (legacy != "") { sub(/^.*stress: lifetime: /, "", legacy); print legacy }
 		print (pass != "" && fails == "") ? "result: PASS" : "result: FAIL" fails
 	}' "$log"
