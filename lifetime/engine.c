@@ -524,6 +524,9 @@ report(struct lt_run *run)
 	        "module(s) in %u ops\n",
 	        (unsigned)run->cycles, run->nmods, (unsigned)run->done_ops);
 	sort_u32(run->waits, n);
+	/* The sample is drawn from every wait: inside [min, max]. */
+	ASSERT(n == 0 || (run->wait_min <= run->waits[0] &&
+	                  run->waits[n - 1] <= run->wait_max));
 	/* median and p99 of the sample, min and max of every wait */
 	if (n > 0)
 		kprintf("stress: lifetime: rmmod wait (refmode=%s, modref=%s): "
@@ -597,6 +600,7 @@ lifetime(int argc, char **argv)
 	run = kzalloc(sizeof(*run), "stress");
 	if (run == NULL)
 		return cmd_error("stress", -ENOMEM, "no memory for the run");
+	run->wait_min = UINT32_MAX; /* no wait yet */
 	r = parse(run, argc, argv);
 	if (r != 0)
 		goto out;

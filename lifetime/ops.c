@@ -166,8 +166,10 @@ lt_wait_sample(struct lt_run *run, uint32_t us)
 		run->waits[i] = us;
 	else if ((v = hash32(i) % (i + 1)) < LT_WAITS)
 		run->waits[v] = us;
+	/* wait_min starts at UINT32_MAX (engine.c): a wait under 1 us
+	 * is 0 and must stay the minimum. */
 	v = __atomic_load_n(&run->wait_min, __ATOMIC_RELAXED);
-	while ((v == 0 || us < v) &&
+	while (us < v &&
 	       !__atomic_compare_exchange_n(&run->wait_min, &v, us, false,
 	                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
@@ -241,7 +243,7 @@ static int
 rmmod_waiting(struct lt_worker *w, uint32_t arg, int flags)
 {
 	const char *name = mod_of(w, arg);
-	uint64_t t0 = now_ms();
+	uint64_t t0 = now_us();
 	int r;
 
 	w->out.keep = ": waiting ";
@@ -251,7 +253,7 @@ rmmod_waiting(struct lt_worker *w, uint32_t arg, int flags)
 	/* The engine's verdict below is the only ETIMEDOUT of this op. */
 	ASSERT(r != -ETIMEDOUT);
 	if (r == 0) {
-		lt_wait_sample(w->run, (uint32_t)(now_ms() - t0) * 1000);
+		lt_wait_sample(w->run, (uint32_t)(now_us() - t0));
 		lt_count_cycle(w, arg, false);
 	} else if (r == -EINTR) {
 		r = rmmod_stuck(w, name, flags);
