@@ -171,6 +171,18 @@ fnv1a32(const void *p, size_t n)
 }
 
 int
+hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int
 parse_ulong(const char *s, unsigned long *out)
 {
 	unsigned long v = 0;
@@ -185,14 +197,9 @@ parse_ulong(const char *s, unsigned long *out)
 			return -EINVAL;
 	}
 	for (; *s != '\0'; s++) {
-		unsigned d;
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
+		int d = hex_digit(*s);
+
+		if (d < 0 || (unsigned)d >= base)
 			return -EINVAL;
 		if (v > (ULONG_MAX - d) / base)
 			return -ERANGE;

@@ -47,22 +47,10 @@ static unsigned wait_ms; /* -w: pause before the first frame */
 static bool dumping;
 
 static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int
 parse_mac(const char *s, uint8_t mac[ETH_ALEN])
 {
 	for (int i = 0; i < ETH_ALEN; i++) {
-		int hi = hexval(s[0]), lo = hi < 0 ? -1 : hexval(s[1]);
+		int hi = hex_digit(s[0]), lo = hi < 0 ? -1 : hex_digit(s[1]);
 		if (lo < 0 || (i < 5 && s[2] != ':') || (i == 5 && s[2]))
 			return -EINVAL;
 		mac[i] = (uint8_t)(hi << 4 | lo);
@@ -152,8 +140,8 @@ fill_hex(uint8_t *p, unsigned len, unsigned long k, const void *arg,
 	(void)k;
 	(void)dev;
 	for (unsigned i = 0; i < len; i++)
-		p[i] =
-		    (uint8_t)(hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
+		p[i] = (uint8_t)(hex_digit(hex[2 * i]) << 4 |
+		                 hex_digit(hex[2 * i + 1]));
 }
 
 struct gen_arg {
@@ -268,7 +256,7 @@ cmd_pkt(int argc, char **argv)
 			                       "[-w MS] DEV HEX");
 		n = strlen(argv[3]);
 		for (size_t i = 0; i < n; i++)
-			if (hexval(argv[3][i]) < 0)
+			if (hex_digit(argv[3][i]) < 0)
 				return cmd_error("pkt", -EINVAL,
 				                 "not hex at offset %u",
 				                 (unsigned)i);
