@@ -9,7 +9,7 @@ $(BENCH_FLOOR): tests/bench/floor.S
 	$(KLD) -m elf_i386 -nostdlib -N --no-warn-rwx-segments -e _start -Ttext 0x100000 \
 		-o $@ $(BUILD)/bench/floor.o
 
-$(HOSTBIN)/bench-boot: tests/bench/boottime.c tests/bench/hostnet.h
+$(HOSTBIN)/bench-boot: tests/bench/boottime.c tests/bench/hostnet.h net/tcp/ko/pattern.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
 

@@ -691,45 +691,21 @@ tcp_listener(int *port)
 	return fd;
 }
 
-static int
-free_tcp_port(void)
-{
-	int port, fd = tcp_listener(&port);
-
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return port;
-}
-
-/* tcp.ko's test pattern (docs/commands.md): byte i = (i * 7) ^ (i >> 10). */
-static void
-pattern(unsigned char *buf, uint64_t off, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		buf[i] = (unsigned char)(((off + i) * 7) ^ ((off + i) >> 10));
-}
-
 /* In a child: accept one connection on lfd, read to the end checking the
  * pattern, and write "SECONDS BYTES BAD" to fd out (time from the
  * accept to the end of the stream). */
 static void
 tcp_sink(int lfd, int out)
 {
-	unsigned char buf[65536], want[65536];
+	static uint8_t buf[65536];
 	uint64_t got = 0, bad = 0;
 	double t0;
 	char line[96];
 	int fd = accept(lfd, NULL, NULL);
-	ssize_t r;
 
 	t0 = now_ms();
-	while (fd >= 0 && (r = read(fd, buf, sizeof(buf))) > 0) {
-		pattern(want, got, (size_t)r);
-		if (memcmp(buf, want, (size_t)r) != 0)
-			bad++;
-		got += (uint64_t)r;
-	}
+	if (fd >= 0)
+		bad = bench_read_pattern(fd, buf, sizeof(buf), &got);
 	snprintf(line, sizeof(line), "%.6f %llu %llu\n", (now_ms() - t0) / 1e3,
 	         (unsigned long long)got, (unsigned long long)bad);
 	if (write(out, line, strlen(line)) < 0)
@@ -743,10 +719,13 @@ static double
 tcp_source(int port, uint64_t bytes)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
-	unsigned char buf[65536];
+	static uint8_t buf[65536];
+	struct tcp_pattern pat;
 	uint64_t sent = 0;
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	double t0;
+
+	tcp_pattern_init(&pat);
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
@@ -759,7 +738,7 @@ tcp_source(int port, uint64_t bytes)
 		    bytes - sent < sizeof(buf) ? bytes - sent : sizeof(buf);
 		ssize_t w;
 
-		pattern(buf, sent, n);
+		tcp_pattern_fill(&pat, buf, sent, n);
 		w = write(fd, buf, n);
 		if (w <= 0) {
 			perror("bench-boot: tcp write");
@@ -786,7 +765,8 @@ bench_tcp(struct qemu_opts *o, const char *kernel, const char *driver,
           uint64_t bytes, int rounds)
 {
 	char nic[128], cmd[96], ok[64], res[96] = "";
-	int hport = free_tcp_port(), lport, lfd = tcp_listener(&lport);
+	int hport = bench_free_port(SOCK_STREAM), lport,
+	    lfd = tcp_listener(&lport);
 	const char *p;
 	struct guest g;
 
