@@ -36,14 +36,27 @@ memmove(void *dst, const void *src, size_t n)
 
 	if (d == s || n == 0)
 		return dst;
-	if (d < s || d >= s + n) {
-		while (n--)
-			*d++ = *s++;
-	} else {
-		d += n;
-		s += n;
-		while (n--)
-			*--d = *--s;
+	/* A forward copy is safe unless dst starts inside src. */
+	if (d < s || d >= s + n)
+		return memcpy(dst, src, n);
+	/* Backwards, with the direction flag set for the string
+	 * instruction only (the ABI wants it clear everywhere else): the
+	 * tail bytes first, then whole words, each from the end. */
+	{
+		size_t words = n / 4, tail = n % 4;
+		unsigned char *de = d + n - 1;
+		const unsigned char *se = s + n - 1;
+
+		__asm__ volatile("std\n\trep movsb\n\tcld"
+		                 : "+D"(de), "+S"(se), "+c"(tail)
+		                 :
+		                 : "memory");
+		de -= 3;
+		se -= 3;
+		__asm__ volatile("std\n\trep movsl\n\tcld"
+		                 : "+D"(de), "+S"(se), "+c"(words)
+		                 :
+		                 : "memory");
 	}
 	return dst;
 }
@@ -51,10 +64,16 @@ memmove(void *dst, const void *src, size_t n)
 void *
 memset(void *dst, int c, size_t n)
 {
-	unsigned char *d = dst;
+	void *d = dst;
+	uint32_t v = (uint8_t)c * 0x01010101u;
+	size_t words = n / 4, tail = n % 4;
 
-	while (n--)
-		*d++ = (unsigned char)c;
+	/* As memcpy: four bytes a step of the string instruction. */
+	__asm__ volatile("rep stosl"
+	                 : "+D"(d), "+c"(words)
+	                 : "a"(v)
+	                 : "memory");
+	__asm__ volatile("rep stosb" : "+D"(d), "+c"(tail) : "a"(v) : "memory");
 	return dst;
 }
 
