@@ -1,9 +1,14 @@
 /*
  * UDP and DHCP console commands, on the in-kernel socket API:
  *
- *   udpecho [-b DEV] [PORT]   an echo service (default port 7) in its own
- *                             thread: every datagram goes back to its
- *                             sender unchanged
+ *   udpecho [-t] [-b DEV] [PORT]
+ *                             an echo service (default port 7): every
+ *                             datagram goes back to its sender unchanged,
+ *                             answered in the receive path by the
+ *                             socket's receive handler; with -t by a
+ *                             thread in recvfrom/sendto instead (the
+ *                             socket queue and its wakeup, measured
+ *                             against the handler by bench-boot -u)
  *   udpecho stop [PORT]       stop it (all of them without PORT)
  *   udpsend [-b DEV] [-w MS] [-p SPORT] ADDR PORT TEXT|-n SIZE
  *                             send one datagram (TEXT, or SIZE bytes of
@@ -28,8 +33,10 @@ struct echo_srv {
 	struct list_head link;
 	struct socket *sk;
 	uint16_t port;
-	volatile bool stop;
-	uint32_t echoed;
+	bool threaded;      /* -t: recvfrom/sendto, else a receive handler */
+	volatile bool stop; /* echo_lock */
+	bool closing;       /* echo_lock: sk is being closed, do not wake it */
+	uint32_t echoed;    /* atomic: handlers run on several CPUs */
 };
 
 static DEFINE_SPINLOCK(echo_lock);
@@ -50,12 +57,21 @@ echo_count(unsigned long port)
 	return n;
 }
 
+/* In the receive path (net_rx), for the handler-driven service. */
 static void
-echo_thread(void *arg)
+echo_handler(struct socket *sk, const void *data, size_t len,
+             const struct sockaddr_in4 *from, void *arg)
 {
 	struct echo_srv *s = arg;
+
+	if (sock_sendto(sk, data, len, from) >= 0)
+		__atomic_add_fetch(&s->echoed, 1, __ATOMIC_RELAXED);
+}
+
+static void
+echo_recv_loop(struct echo_srv *s)
+{
 	uint8_t *buf = kmalloc(ECHO_BUF, INET_TAG);
-	uint32_t f;
 
 	while (buf != NULL && !s->stop) {
 		struct sockaddr_in4 from;
@@ -65,12 +81,30 @@ echo_thread(void *arg)
 		if (n < 0)
 			continue;
 		if (sock_sendto(s->sk, buf, (size_t)n, &from) >= 0)
-			s->echoed++;
+			__atomic_add_fetch(&s->echoed, 1, __ATOMIC_RELAXED);
 	}
 	kfree(buf);
+}
+
+/* The service's life: the datagrams themselves go through echo_handler
+ * unless -t; this thread ends the service on `udpecho stop` or when the
+ * bound device goes (the socket's -ENODEV, as the -t loop sees it). */
+static void
+echo_thread(void *arg)
+{
+	struct echo_srv *s = arg;
+	uint32_t f;
+
+	if (s->threaded)
+		echo_recv_loop(s);
+	else
+		wait_event(s->sk->wq, s->stop || s->sk->err == -ENODEV);
+	f = spin_lock_irqsave(&echo_lock);
+	s->closing = true;
+	spin_unlock_irqrestore(&echo_lock, f);
 	kprintf("udpecho: port %u stopped after %u datagrams\n", s->port,
-	        s->echoed);
-	sock_close(s->sk);
+	        __atomic_load_n(&s->echoed, __ATOMIC_RELAXED));
+	sock_close(s->sk); /* waits for running handlers */
 	f = spin_lock_irqsave(&echo_lock);
 	list_del_init(&s->link);
 	spin_unlock_irqrestore(&echo_lock, f);
@@ -88,6 +122,8 @@ echo_stop(unsigned long port)
 	list_for_each_entry(s, &echo_srvs, link) {
 		if (port == 0 || s->port == port) {
 			s->stop = true;
+			if (!s->closing)
+				sock_wake(s->sk);
 			n++;
 		}
 	}
@@ -95,7 +131,7 @@ echo_stop(unsigned long port)
 	if (n == 0)
 		return cmd_error("udpecho", -ESRCH, "no echo service%s",
 		                 port != 0 ? " on that port" : "");
-	/* The thread notices within its 200 ms receive timeout. */
+	/* A -t thread notices within its 200 ms receive timeout. */
 	wait_event_timeout(echo_wq, echo_count(port) == 0, 2000);
 	return 0;
 }
@@ -111,15 +147,15 @@ cmd_udpecho(int argc, char **argv)
 	uint32_t f;
 	int r;
 
-	if (args_parse(&args, "udpecho", argc, argv, "b:", 0, 2) < 0)
+	if (args_parse(&args, "udpecho", argc, argv, "b:t", 0, 2) < 0)
 		return -EINVAL;
 	argc = args.argc;
 	argv = args.argv;
 	dev = args_val(&args, 'b');
 	if (argc >= 2 && strcmp(argv[1], "stop") == 0) {
 		port = 0;
-		if (dev != NULL)
-			return args_refuse(&args, "stop takes no -b");
+		if (dev != NULL || args_has(&args, 't'))
+			return args_refuse(&args, "stop takes no -b or -t");
 		if (argc == 3 &&
 		    args_num(&args, "PORT", argv[2], 1, 65535, &port) < 0)
 			return -EINVAL;
@@ -133,6 +169,7 @@ cmd_udpecho(int argc, char **argv)
 	if (s == NULL)
 		return cmd_error("udpecho", -ENOMEM, "no memory");
 	s->port = (uint16_t)port;
+	s->threaded = args_has(&args, 't');
 	a.port = s->port;
 	r = sock_create(SOCK_DGRAM, IP_PROTO_UDP, &s->sk);
 	if (r != 0) {
@@ -140,6 +177,13 @@ cmd_udpecho(int argc, char **argv)
 		return cmd_error("udpecho", r, "cannot create a UDP socket");
 	}
 	s->sk->rcvtimeo_ms = 200;
+	if (!s->threaded) {
+		r = sock_set_rx_handler(s->sk, echo_handler, s);
+		if (r != 0) {
+			cmd_error("udpecho", r, "no receive handler");
+			goto fail;
+		}
+	}
 	r = dev != NULL ? sock_bind_device(s->sk, dev) : 0;
 	if (r != 0) {
 		cmd_error("udpecho", r, "no device %s", dev);
@@ -169,7 +213,7 @@ fail:
 	kfree(s);
 	return r;
 }
-COMMAND(udpecho, "udpecho [-b DEV] [PORT] | udpecho stop [PORT]",
+COMMAND(udpecho, "udpecho [-t] [-b DEV] [PORT] | udpecho stop [PORT]",
         "UDP echo service (default port 7)", cmd_udpecho);
 
 static void

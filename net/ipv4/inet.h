@@ -204,6 +204,15 @@ struct sockaddr_in4 {
 struct socket;
 
 /* One protocol: an ops table with an owner (the owner rule). */
+struct socket;
+/* A receive handler (sock_set_rx_handler): called in the receive path
+ * (the NIC's net_rx thread) with one datagram's payload and sender, in
+ * place of queueing it for sock_recvfrom.  It may send, on this socket
+ * too, and may run on several CPUs at once; it must not close the
+ * socket (sock_close waits for running handlers). */
+typedef void (*sock_rx_handler)(struct socket *sk, const void *data, size_t len,
+                                const struct sockaddr_in4 *from, void *arg);
+
 struct proto_ops {
 	const char *name;
 	int type, protocol;
@@ -225,6 +234,9 @@ struct proto_ops {
 	 * orphans, TIME_WAIT, accepted children); called with a module
 	 * reference, may not sleep. */
 	void (*show_all)(void);
+	/* Optional: take datagrams with a handler instead of rxq; before
+	 * bind only (-EINVAL after). */
+	int (*set_rx_handler)(struct socket *sk, sock_rx_handler fn, void *arg);
 	struct list_head link;
 };
 
@@ -263,6 +275,8 @@ int sock_sendto(struct socket *sk, const void *buf, size_t len,
  * MSG_DONTWAIT or a nonblocking socket: -EAGAIN. */
 int sock_recvfrom(struct socket *sk, void *buf, size_t len,
                   struct sockaddr_in4 *from, int flags);
+/* -ENOSYS if the protocol has no receive handlers (only UDP has). */
+int sock_set_rx_handler(struct socket *sk, sock_rx_handler fn, void *arg);
 void sock_close(struct socket *sk);
 void sock_show_all(void);
 size_t sock_count_dev(int ifindex);

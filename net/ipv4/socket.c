@@ -196,6 +196,18 @@ sock_recvfrom(struct socket *sk, void *buf, size_t len,
 	}
 }
 
+int
+sock_set_rx_handler(struct socket *sk, sock_rx_handler fn, void *arg)
+{
+	int r = sock_check(sk);
+
+	if (r != 0)
+		return r;
+	if (sk->ops->set_rx_handler == NULL)
+		return -ENOSYS;
+	return sk->ops->set_rx_handler(sk, fn, arg);
+}
+
 void
 sock_close(struct socket *sk)
 {

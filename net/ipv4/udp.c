@@ -18,6 +18,13 @@
  * options: ipv4_parse refuses them).  Queues are bounded (UDP_RXQ_MAX,
  * then UDP_RCVBUF_FULL); no socket: ICMP port unreachable and
  * UDP_NO_SOCKET.
+ *
+ * A socket with a receive handler (sock_set_rx_handler: lwIP's raw API,
+ * an event-driven service such as udpecho) is not queued to: udp_rcv
+ * calls the handler with the payload after dropping udp_lock, the
+ * socket pinned by in_handler, which udp_release waits to drain.  So a
+ * handler may send on its socket (sendto takes udp_lock to autobind),
+ * and a datagram costs no wakeup and no context switch.
  */
 #include "net/ipv4/inet.h"
 #include "net/ipv4/ipv4_hdr.h"
@@ -25,6 +32,7 @@
 #include "net/ipv4/udp_proto.h"
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
+#include <kernel/panic.h>
 #include <kernel/spinlock.h>
 #include <kernel/string.h>
 
@@ -39,6 +47,10 @@ struct udp_sock {
 	struct list_head link;
 	struct socket *sk;
 	bool bound;
+	sock_rx_handler handler; /* set before bind, never changed after */
+	void *handler_arg;
+	unsigned in_handler; /* handlers running (udp_lock) */
+	struct waitq handlers_done;
 };
 
 /* Lock held.  Would binding port on ifindex (0: no device) clash? */
@@ -93,11 +105,22 @@ udp_init_sock(struct socket *sk)
 	if (u == NULL)
 		return -ENOMEM;
 	u->sk = sk;
+	waitq_init(&u->handlers_done, "udp_handlers");
 	sk->proto_data = u;
 	f = spin_lock_irqsave(&udp_lock);
 	list_add_tail(&u->link, &udp_socks);
 	spin_unlock_irqrestore(&udp_lock, f);
 	return 0;
+}
+
+static bool
+handlers_drained(struct udp_sock *u)
+{
+	uint32_t f = spin_lock_irqsave(&udp_lock);
+	bool done = u->in_handler == 0;
+
+	spin_unlock_irqrestore(&udp_lock, f);
+	return done;
 }
 
 static void
@@ -106,9 +129,26 @@ udp_release(struct socket *sk)
 	struct udp_sock *u = sk->proto_data;
 	uint32_t f = spin_lock_irqsave(&udp_lock);
 
-	list_del_init(&u->link);
+	list_del_init(&u->link); /* no new handler call after this */
 	spin_unlock_irqrestore(&udp_lock, f);
+	if (u->handler != NULL)
+		wait_event(u->handlers_done, handlers_drained(u));
 	kfree(u);
+}
+
+static int
+udp_set_rx_handler(struct socket *sk, sock_rx_handler fn, void *arg)
+{
+	struct udp_sock *u = sk->proto_data;
+	uint32_t f = spin_lock_irqsave(&udp_lock);
+	int r = u->bound ? -EINVAL : 0;
+
+	if (r == 0) {
+		u->handler = fn;
+		u->handler_arg = arg;
+	}
+	spin_unlock_irqrestore(&udp_lock, f);
+	return r;
 }
 
 static int
@@ -245,6 +285,7 @@ struct proto_ops udp_proto_ops = {
     .sendto = udp_sendto,
     .recvfrom = udp_recvfrom,
     .show = udp_show,
+    .set_rx_handler = udp_set_rx_handler,
 };
 
 /* How well sk matches the datagram: -1 not at all, else higher wins. */
@@ -293,13 +334,34 @@ udp_lookup(const struct inet_rx_info *ri, const struct udp_dgram *d)
 	return best;
 }
 
+/* Hand the datagram to sk's receive handler; sk was pinned (in_handler)
+ * under udp_lock, which is not held now. */
+static void
+run_handler(struct socket *sk, struct sk_buff *skb, const struct udp_dgram *d,
+            const struct inet_rx_info *ri)
+{
+	struct udp_sock *u = sk->proto_data;
+	struct sockaddr_in4 from = {ri->src, d->sport};
+	uint32_t f;
+
+	ASSERT(!spin_held(&udp_lock)); /* the handler may send */
+	u->handler(sk, skb->data + UDP_HLEN, d->payload_len, &from,
+	           u->handler_arg);
+	kfree_skb(skb);
+	f = spin_lock_irqsave(&udp_lock);
+	if (--u->in_handler == 0)
+		wake_up(&u->handlers_done);
+	spin_unlock_irqrestore(&udp_lock, f);
+}
+
 static void
 udp_rcv(struct sk_buff *skb, const struct inet_rx_info *ri)
 {
 	struct udp_dgram d;
 	struct socket *sk;
+	struct udp_sock *u;
 	enum net_drop why;
-	bool queued = false;
+	bool queued = false, handler = false;
 	uint32_t f;
 
 	INET_INC(udp_in);
@@ -312,14 +374,20 @@ udp_rcv(struct sk_buff *skb, const struct inet_rx_info *ri)
 	skb_set_dev(skb, NULL); /* queued, not in flight */
 	f = spin_lock_irqsave(&udp_lock);
 	sk = udp_lookup(ri, &d);
-	if (sk != NULL && sk->rxq_len < UDP_RXQ_MAX) {
+	u = sk != NULL ? sk->proto_data : NULL;
+	if (u != NULL && u->handler != NULL) {
+		u->in_handler++;
+		handler = true;
+	} else if (sk != NULL && sk->rxq_len < UDP_RXQ_MAX) {
 		list_add_tail(&skb->list, &sk->rxq);
 		sk->rxq_len++;
 		wake_up(&sk->wq);
 		queued = true;
 	}
 	spin_unlock_irqrestore(&udp_lock, f);
-	if (sk == NULL) {
+	if (handler)
+		run_handler(sk, skb, &d, ri);
+	else if (sk == NULL) {
 		icmp_send_unreach(ri, ICMP_PORT_UNREACH);
 		inet_drop_skb(skb, NET_DROP_UDP_NO_SOCKET);
 	} else if (!queued) {

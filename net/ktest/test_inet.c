@@ -14,7 +14,9 @@
  * fails with ENETUNREACH); a socket bound to the device holds it until
  * NETDEV_UNREGISTER and then fails with ENODEV; routes and addresses of
  * the device go with it; the socket registry refuses unknown protocols;
- * receive timeouts and non-blocking receive.
+ * receive timeouts and non-blocking receive; a UDP socket's receive
+ * handler gets the datagram instead of the queue, may answer from the
+ * receive path, and sock_close waits for a handler still running.
  * Cases that need unregister_netdev to wait (refmode=wait) skip
  * otherwise.
  */
@@ -31,6 +33,8 @@
 #include "net/core/refmode.h"
 #include <kernel/bootparam.h>
 #include <kernel/timer.h>
+#include <kernel/x86.h>
+#include "kernel/ktest/ktest_util.h"
 
 #define NET_A IP4(192, 168, 77, 1)
 #define NET_B IP4(192, 168, 77, 2)
@@ -451,6 +455,102 @@ socket_registry_and_timeouts(struct ktest *t)
 	sock_close(sk2);
 }
 
+/* Shared with the receive handler and the threads of the case below. */
+struct handler_case {
+	struct net_device *dev;
+	struct socket *sk;
+	volatile int entered, release, sent;
+	volatile size_t len;
+	volatile uint32_t from_addr;
+	volatile uint16_t from_port;
+};
+
+static void
+blocking_handler(struct socket *sk, const void *data, size_t len,
+                 const struct sockaddr_in4 *from, void *arg)
+{
+	struct handler_case *h = arg;
+
+	(void)data;
+	h->len = len;
+	h->from_addr = from->addr;
+	h->from_port = from->port;
+	h->entered = 1;
+	while (!READ_ONCE(h->release))
+		msleep(1);
+	/* Still ours while sock_close waits: answer on it. */
+	h->sent = sock_sendto(sk, data, len, from);
+}
+
+static int
+deliver_one(void *arg)
+{
+	struct handler_case *h = arg;
+
+	fake_rx_ip(h->dev, NET_B, IP_PROTO_UDP, UDP_HLEN + 8);
+	return 0;
+}
+
+static int
+close_socket(void *arg)
+{
+	struct handler_case *h = arg;
+
+	sock_close(h->sk);
+	return 0;
+}
+
+static void
+rx_handler_answers_and_close_waits(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct sockaddr_in4 port9 = {0, 9};
+	struct handler_case *h;
+	struct kt_async *rx, *closer;
+	struct socket *late;
+	int xmits0;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	h = kt_shared_alloc(sizeof(*h), 1);
+	KASSERT_TRUE(t, h != NULL);
+	h->dev = dev;
+	fake_arp_reply(dev, NET_B); /* the answer goes out at once */
+	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &h->sk) == 0);
+	KEXPECT_EQ(t, sock_set_rx_handler(h->sk, blocking_handler, h), 0);
+	KEXPECT_EQ(t, sock_bind(h->sk, &port9), 0);
+	/* Only before bind: delivery may already be running after it. */
+	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &late) == 0);
+	port9.port = 10;
+	KEXPECT_EQ(t, sock_bind(late, &port9), 0);
+	KEXPECT_EQ(t, sock_set_rx_handler(late, blocking_handler, h), -EINVAL);
+	sock_close(late);
+
+	xmits0 = fake_xmits;
+	rx = kt_async_start("ktest-udprx", deliver_one, h);
+	KASSERT_TRUE(t, rx != NULL);
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(h->entered), KT_SOON_MS));
+	KEXPECT_EQ(t, h->len, 8);
+	KEXPECT_EQ(t, h->from_addr, NET_B);
+	KEXPECT_EQ(t, h->from_port, 1234);
+	KEXPECT_EQ(t, h->sk->rxq_len, 0); /* the handler's, not queued */
+	closer = kt_async_start("ktest-udpclose", close_socket, h);
+	KASSERT_TRUE(t, closer != NULL);
+	/* The close cannot finish while the handler runs: a bounded look
+	 * for something that must not happen. */
+	KEXPECT_TRUE(t, !kt_poll(READ_ONCE(closer->done), 100));
+	h->release = 1;
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(closer->done), KT_SOON_MS));
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(rx->done), KT_SOON_MS));
+	KEXPECT_EQ(t, h->sent, 8);
+	KEXPECT_EQ(t, fake_xmits, xmits0 + 1);
+	kt_shared_put(rx);
+	kt_shared_put(closer);
+	kt_shared_put(h);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
 KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(unresolved_neighbour_fails),
             KTEST_CASE(arp_queue_holds_three),
@@ -459,4 +559,5 @@ KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(dst_moves_to_blackhole),
             KTEST_CASE(bound_socket_holds_until_unregister),
             KTEST_CASE(routes_and_address_go_with_device),
-            KTEST_CASE(socket_registry_and_timeouts));
+            KTEST_CASE(socket_registry_and_timeouts),
+            KTEST_CASE(rx_handler_answers_and_close_waits));
