@@ -50,6 +50,7 @@ struct udp_sock {
 	sock_rx_handler handler; /* set before bind, never changed after */
 	void *handler_arg;
 	unsigned in_handler; /* handlers running (udp_lock) */
+	bool releasing;      /* udp_lock: udp_release waits on handlers_done */
 	struct waitq handlers_done;
 };
 
@@ -92,7 +93,8 @@ bind_locked(struct socket *sk, uint32_t addr, uint16_t port)
 	}
 	sk->local.addr = addr;
 	sk->local.port = port;
-	u->bound = true;
+	/* Release: autobind's unlocked check then sees the address. */
+	__atomic_store_n(&u->bound, true, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -130,6 +132,7 @@ udp_release(struct socket *sk)
 	uint32_t f = spin_lock_irqsave(&udp_lock);
 
 	list_del_init(&u->link); /* no new handler call after this */
+	u->releasing = true;
 	spin_unlock_irqrestore(&udp_lock, f);
 	if (u->handler != NULL)
 		wait_event(u->handlers_done, handlers_drained(u));
@@ -169,9 +172,15 @@ static int
 autobind(struct socket *sk)
 {
 	struct udp_sock *u = sk->proto_data;
-	uint32_t f = spin_lock_irqsave(&udp_lock);
-	int r = u->bound ? 0 : bind_locked(sk, 0, 0);
+	uint32_t f;
+	int r;
 
+	/* bound goes from false to true once, under the lock: a socket
+	 * seen bound stays bound, so every send after the first skips it. */
+	if (__atomic_load_n(&u->bound, __ATOMIC_ACQUIRE))
+		return 0;
+	f = spin_lock_irqsave(&udp_lock);
+	r = u->bound ? 0 : bind_locked(sk, 0, 0);
 	spin_unlock_irqrestore(&udp_lock, f);
 	return r;
 }
@@ -349,7 +358,8 @@ run_handler(struct socket *sk, struct sk_buff *skb, const struct udp_dgram *d,
 	           u->handler_arg);
 	kfree_skb(skb);
 	f = spin_lock_irqsave(&udp_lock);
-	if (--u->in_handler == 0)
+	/* Only a release waits: no wakeup (and its lock) per datagram. */
+	if (--u->in_handler == 0 && u->releasing)
 		wake_up(&u->handlers_done);
 	spin_unlock_irqrestore(&udp_lock, f);
 }
