@@ -49,7 +49,14 @@ struct cpu {
 	uint64_t nr_irqs;
 	uint64_t nr_switches;
 	uint64_t nr_ipis;
-	uint64_t qs_seq;     /* quiescent states passed (RCU-like) */
+	uint64_t qs_seq; /* quiescent states passed (RCU-like) */
+	/* Odd while halted in the idle loop with no handler running: an
+	 * extended quiescent state (kernel/rcu.c).  The idle loop makes it
+	 * odd before hlt; any interrupt or exception makes it even first. */
+	volatile uint32_t idle_eqs;
+	/* Set by a TLB shootdown that found this CPU halted in the idle
+	 * loop and skipped its IPI: cpu_idle_exit flushes the whole TLB. */
+	volatile uint32_t tlb_stale;
 	uintptr_t fixup_eip; /* see probe.S: where a probed fault resumes */
 	uint32_t lapic_ticks_per_ms;
 };

@@ -2,8 +2,18 @@
  * Grace periods by counting quiescent states per CPU (see rcu.h).  Each
  * CPU bumps its qs_seq at every context switch, every idle-loop pass and
  * every tick that interrupted non-reader code; a grace period is over when
- * every other CPU's counter has moved since it began.  (An idle CPU is no
- * exception: interrupt handlers running on it may be readers.)
+ * every other CPU's counter has moved since it began.
+ *
+ * A CPU halted in the idle loop runs no reader at all, but may be slow to
+ * answer: waking a halted vCPU takes the host's scheduler, often longer
+ * than the 200 us an expedited grace period spins for, and the fallback
+ * then sleeps a whole tick (idle rmmod measured 1-6 ms where a warm one
+ * took 0.4).  So the idle loop marks the halt as an extended quiescent
+ * state (Linux's dyntick-idle): cpu->idle_eqs goes odd before hlt, and
+ * every trap makes it even again before its handler runs (an interrupt
+ * handler on an idle CPU may be a reader: network receive).  A grace
+ * period that sees it odd, or changed since it began, needs nothing more
+ * from that CPU.
  */
 #include <kernel/rcu.h>
 #include <kernel/sched.h>
@@ -40,6 +50,34 @@ rcu_qs_ipi(struct trapframe *tf)
 }
 
 static volatile unsigned long gp_started, gp_done_upto;
+volatile unsigned long rcu_idle_skips;
+
+void
+rcu_idle_enter(void)
+{
+	struct cpu *c = this_cpu();
+
+	ASSERT((read_eflags() & EFLAGS_IF) ==
+	       0); /* nothing between us and hlt */
+	ASSERT((c->idle_eqs & 1) == 0);
+	/* A full barrier: our earlier reads are done before we count as
+	 * quiescent. */
+	__atomic_add_fetch(&c->idle_eqs, 1, __ATOMIC_SEQ_CST);
+}
+
+void
+rcu_idle_exit(void)
+{
+	struct cpu *c = this_cpu();
+	uint32_t v = c->idle_eqs;
+
+	/* A full barrier before the handler's first read.  A CAS, because
+	 * the idle loop (after hlt) and a trap interrupting it both call
+	 * this: only one makes the step. */
+	if (v & 1)
+		__atomic_compare_exchange_n(&c->idle_eqs, &v, v + 1, false,
+		                            __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
 
 unsigned long
 rcu_gp_cookie(void)
@@ -79,23 +117,33 @@ static void
 cpus_pass_qs(bool expedite)
 {
 	uint64_t seen[MAX_CPUS];
+	uint32_t seen_eqs[MAX_CPUS];
 	int me = cpu_id();
 
 	if (this_cpu()->preempt_off != 0)
 		panic("synchronize_rcu() inside a read-side section");
 	if (rcu_skip_grace)
 		return;
-	for (int i = 0; i < MAX_CPUS; i++)
+	/* The caller's unlinking stores are visible before we look. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (int i = 0; i < MAX_CPUS; i++) {
 		seen[i] = READ_ONCE(cpus[i].qs_seq);
+		seen_eqs[i] =
+		    __atomic_load_n(&cpus[i].idle_eqs, __ATOMIC_SEQ_CST);
+	}
 	for (int i = 0; i < MAX_CPUS; i++) {
 		struct cpu *c = &cpus[i];
 		if (i == me || c->state != CPU_ONLINE)
 			continue;
-		/* No shortcut for a CPU whose current thread is idle: an
-		 * interrupt handler there (network receive) may be inside
-		 * a read-side section.  An idle CPU passes a quiescent
-		 * state at every tick and idle-loop pass anyway. */
-		while (READ_ONCE(c->qs_seq) == seen[i]) {
+		/* Halted in the idle loop now, or since we began: no reader
+		 * there can have seen what the caller unlinked. */
+		if (seen_eqs[i] & 1) {
+			__atomic_add_fetch(&rcu_idle_skips, 1,
+			                   __ATOMIC_RELAXED);
+			continue;
+		}
+		while (READ_ONCE(c->qs_seq) == seen[i] &&
+		       READ_ONCE(c->idle_eqs) == seen_eqs[i]) {
 			uint64_t until;
 
 			if (!expedite) {
@@ -107,9 +155,11 @@ cpus_pass_qs(bool expedite)
 			lapic_send_ipi(c->apic_id, VEC_RCU_QS, false);
 			until = now_us() + 200;
 			while (READ_ONCE(c->qs_seq) == seen[i] &&
+			       READ_ONCE(c->idle_eqs) == seen_eqs[i] &&
 			       now_us() < until)
 				cpu_relax();
-			if (READ_ONCE(c->qs_seq) == seen[i])
+			if (READ_ONCE(c->qs_seq) == seen[i] &&
+			    READ_ONCE(c->idle_eqs) == seen_eqs[i])
 				msleep(1);
 		}
 	}

@@ -50,5 +50,12 @@ void rcu_init(void);
 /* Debug switch for tests: when set, synchronize_rcu() returns at once
  * (so tests can show what goes wrong without the wait). */
 extern int rcu_skip_grace;
+/* Grace periods that found a CPU halted in the idle loop and counted it
+ * quiescent without an IPI (a statistic; the rcu suite reads it). */
+extern volatile unsigned long rcu_idle_skips;
+/* Entering and leaving the idle extended quiescent state; called by
+ * cpu_idle_enter/cpu_idle_exit (kernel/smp.h). */
+void rcu_idle_enter(void);
+void rcu_idle_exit(void);
 
 #endif

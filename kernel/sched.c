@@ -10,6 +10,7 @@
 #include <kernel/fault.h>
 #include <kernel/sched.h>
 #include <kernel/cpu.h>
+#include <kernel/smp.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <kernel/page_alloc.h>
@@ -356,10 +357,13 @@ idle_loop(void)
 	for (;;) {
 		cli();
 		c->qs_seq++;
-		if (list_empty(&c->rq.queue) && !c->need_resched)
+		if (list_empty(&c->rq.queue) && !c->need_resched) {
+			cpu_idle_enter();
 			sti_hlt();
-		else
+			cpu_idle_exit(); /* a trap did it already, unless spurious */
+		} else {
 			sti();
+		}
 		schedule();
 	}
 }

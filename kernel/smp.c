@@ -7,6 +7,7 @@
  * B.4) through the real-mode trampoline and waits for it to come online.
  */
 #include <kernel/smp.h>
+#include <kernel/rcu.h>
 #include <kernel/acpi.h>
 #include <kernel/apic.h>
 #include <kernel/cpu.h>
@@ -179,6 +180,21 @@ flush_local(void *arg)
 		invlpg(r->va + i * PAGE_SIZE);
 }
 
+volatile unsigned long tlb_idle_skips;
+
+/* c was halted (idle_eqs odd, eqs) when we looked: leave it a note.  The
+ * exchange and its cpu_idle_exit's compare-and-swap are both locked, so
+ * one comes first: if ours, it reads the note after waking; if its,
+ * idle_eqs has moved and we send the IPI after all. */
+static bool
+defer_to_idle_exit(struct cpu *c, uint32_t eqs)
+{
+	if ((eqs & 1) == 0)
+		return false;
+	__atomic_exchange_n(&c->tlb_stale, 1, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(&c->idle_eqs, __ATOMIC_SEQ_CST) == eqs;
+}
+
 static void
 shootdown(uintptr_t va, size_t n)
 {
@@ -186,7 +202,36 @@ shootdown(uintptr_t va, size_t n)
 
 	if (nr_online_cpus() == 1 || panicking)
 		return;
-	smp_call_all(flush_local, &r);
+	for (int i = 0; i < MAX_CPUS; i++) {
+		struct cpu *c = &cpus[i];
+
+		if (i == cpu_id() || c->state != CPU_ONLINE)
+			continue;
+		if (defer_to_idle_exit(
+		        c, __atomic_load_n(&c->idle_eqs, __ATOMIC_SEQ_CST))) {
+			__atomic_add_fetch(&tlb_idle_skips, 1,
+			                   __ATOMIC_RELAXED);
+			continue;
+		}
+		smp_call_on_cpu(i, flush_local, &r, true);
+	}
+}
+
+void
+cpu_idle_enter(void)
+{
+	rcu_idle_enter();
+}
+
+void
+cpu_idle_exit(void)
+{
+	struct cpu *c = this_cpu();
+
+	rcu_idle_exit(); /* a full barrier before we read the note */
+	if (c->tlb_stale &&
+	    __atomic_exchange_n(&c->tlb_stale, 0, __ATOMIC_SEQ_CST))
+		write_cr3(read_cr3()); /* no global pages: flushes it all */
 }
 
 /* ---- stop_machine ----------------------------------------------------- */

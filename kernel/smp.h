@@ -28,4 +28,14 @@ void smp_call_all(void (*fn)(void *), void *arg);
 int stop_machine(int (*fn)(void *), void *arg);
 extern volatile int stop_machine_active;
 
+/* The idle loop's halt: cpu_idle_enter() with interrupts off right
+ * before sti;hlt, cpu_idle_exit() first thing in every trap and after
+ * hlt.  While halted a CPU is quiescent for RCU and a TLB shootdown
+ * leaves it a note (tlb_stale) instead of an IPI: waking a halted vCPU
+ * costs the host's scheduler, and an idle rmmod paid that per page. */
+void cpu_idle_enter(void);
+void cpu_idle_exit(void);
+/* Shootdowns that left a halted CPU a note instead of an IPI. */
+extern volatile unsigned long tlb_idle_skips;
+
 #endif

@@ -7,6 +7,7 @@
 #include <kernel/fault.h>
 #include <kernel/irq.h>
 #include <kernel/cpu.h>
+#include <kernel/smp.h>
 #include <kernel/kmalloc.h>
 #include <kernel/layout.h>
 #include <kernel/x86.h>
@@ -332,6 +333,7 @@ trap(struct trapframe *tf)
 	struct cpu *c = this_cpu();
 	uint32_t v = tf->vector;
 
+	cpu_idle_exit(); /* before any handler reads (kernel/smp.h) */
 	if (v < 32) {
 		exception(tf);
 		return;

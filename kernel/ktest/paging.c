@@ -6,7 +6,10 @@
  * fault, reads still work) and writable again, unmap_page makes every
  * access fault and hands back the physical address without freeing the
  * page (the caller owns it), mapping twice is -EEXIST and mapping outside
- * the vmap/module areas or at an unaligned address is -EINVAL.
+ * the vmap/module areas or at an unaligned address is -EINVAL, and a
+ * CPU that cached a translation and then halted in the idle loop (so
+ * the shootdown left it a note instead of an IPI) sees a remapping the
+ * moment it wakes.
  *
  * Faults are provoked with probe_read32/probe_write32, which return
  * -EFAULT instead of crashing.  Scratch addresses are in the top 1 MiB of
@@ -22,6 +25,9 @@
 #include <kernel/memtag.h>
 #include <kernel/irq.h>
 #include <kernel/errno.h>
+#include <kernel/x86.h>
+#include <kernel/smp.h>
+#include <kernel/cpu.h>
 
 #define TAG     "ktest-paging"
 #define SCRATCH (MODULE_END - 0x100000)
@@ -36,6 +42,7 @@ enum {
 	VA_DOUBLE,
 	VA_OWNER,
 	VA_UNALIGNED,
+	VA_IDLE,
 };
 
 /* Accesses through a mapping under test go through the probes, so a
@@ -251,7 +258,77 @@ unmap_keeps_page(struct ktest *t)
 	KEXPECT_EQ(t, memtag_at(memtag_index(TAG))->pages, base);
 }
 
+/* A reader on another CPU: caches va's translation, reports the word. */
+static struct {
+	uintptr_t va;
+	volatile uint32_t seen;
+	volatile int done;
+} idle_reader;
+
+static void
+read_on_cpu(void *arg)
+{
+	(void)arg;
+	if (probe_read32((void *)idle_reader.va,
+	                 (uint32_t *)&idle_reader.seen) != 0)
+		idle_reader.seen = 0xdeadbeef;
+	__atomic_store_n(&idle_reader.done, 1, __ATOMIC_SEQ_CST);
+}
+
+static bool
+read_there(int cpu)
+{
+	idle_reader.done = 0;
+	if (thread_create("ktest-tlb", read_on_cpu, NULL, cpu) == NULL)
+		return false;
+	return kt_poll(READ_ONCE(idle_reader.done), KT_SOON_MS);
+}
+
+static void
+remap_seen_by_idle_cpu(struct ktest *t)
+{
+	uintptr_t va = VA(VA_IDLE);
+	uint32_t *a, *b;
+	int cpu = -1;
+	bool deferred = false;
+
+	for (int i = 0; i < MAX_CPUS && cpu < 0; i++)
+		if (i != cpu_id() && cpus[i].state == CPU_ONLINE)
+			cpu = i;
+	if (cpu < 0) {
+		ktest_skip(t, "one CPU: no other TLB");
+		return;
+	}
+	KASSERT_TRUE(t, scratch_free(t, va));
+	a = alloc_page(TAG);
+	b = alloc_page(TAG);
+	KASSERT_TRUE(t, a != NULL && b != NULL);
+	idle_reader.va = va;
+	/* Until the shootdown found that CPU halted (it may be busy with
+	 * an exiting thread for a moment): A mapped, read there, the CPU
+	 * idle, remapped to B; the next read there must see B. */
+	for (int i = 0; i < 50 && !deferred; i++) {
+		unsigned long skips = tlb_idle_skips;
+
+		a[0] = 0xaaaa0000u + (uint32_t)i;
+		b[0] = 0xbbbb0000u + (uint32_t)i;
+		KASSERT_TRUE(t, map_page(va, V2P(a), PTE_W) == 0);
+		KEXPECT_TRUE(t, read_there(cpu));
+		KEXPECT_EQ(t, idle_reader.seen, a[0]);
+		KEXPECT_TRUE(t, kt_poll(cpus[cpu].idle_eqs & 1, KT_SOON_MS));
+		KEXPECT_EQ(t, unmap_page(va), V2P(a));
+		deferred = tlb_idle_skips != skips;
+		KASSERT_TRUE(t, map_page(va, V2P(b), PTE_W) == 0);
+		KEXPECT_TRUE(t, read_there(cpu));
+		KEXPECT_EQ(t, idle_reader.seen, b[0]);
+		KEXPECT_EQ(t, unmap_page(va), V2P(b));
+	}
+	KEXPECT_TRUE(t, deferred);
+	free_page(a);
+	free_page(b);
+}
+
 KTEST_SUITE(paging, KTEST_CASE(map_read_write), KTEST_CASE(map_alias),
             KTEST_CASE(protect_readonly), KTEST_CASE(unmap_faults),
             KTEST_CASE(double_map_eexist), KTEST_CASE(map_outside_einval),
-            KTEST_CASE(unmap_keeps_page));
+            KTEST_CASE(unmap_keeps_page), KTEST_CASE(remap_seen_by_idle_cpu));

@@ -7,6 +7,10 @@
  *  - with the rcu_skip_grace debug switch the same check fails: the
  *    control that shows the test can fail
  *  - call_rcu callbacks run after a grace period; rcu_barrier waits
+ *  - a CPU halted in the idle loop counts as quiescent without an IPI
+ *    (rcu_idle_skips moves), but an interrupt handler that woke it is a
+ *    reader like any other: a timer callback on an idle boot CPU holds
+ *    an expedited grace period asked for on another CPU
  */
 #include <kernel/ktest.h>
 #include <kernel/rcu.h>
@@ -15,6 +19,7 @@
 #include <kernel/waitq.h>
 #include <kernel/timer.h>
 #include <kernel/x86.h>
+#include <kernel/ktest/ktest_util.h>
 
 #define READER_MS 300
 
@@ -162,7 +167,92 @@ call_rcu_after_grace(struct ktest *t)
 		wait_for_completion(&st.reader_exit);
 }
 
+static void
+idle_cpu_needs_no_ipi(struct ktest *t)
+{
+	int cpu = other_cpu();
+	bool skipped = false;
+
+	if (cpu < 0) {
+		ktest_skip(t, "one CPU: no other CPU to be idle");
+		return;
+	}
+	/* The other CPU may be busy for a moment (a thread of an earlier
+	 * case exiting): try until it is found halted. */
+	for (int i = 0; i < 200 && !skipped; i++) {
+		unsigned long before = rcu_idle_skips;
+
+		if (!kt_poll(cpus[cpu].idle_eqs & 1, KT_SOON_MS))
+			break;
+		synchronize_rcu_expedited();
+		skipped = rcu_idle_skips != before;
+	}
+	KEXPECT_TRUE(t, skipped);
+}
+
+static struct {
+	struct timer timer;
+	struct completion gp_exit;
+	volatile int finished;
+} irq_reader;
+
+/* A timer callback: interrupt context on the boot CPU, woken from its
+ * idle halt (the case keeps the boot CPU otherwise idle). */
+static void
+irq_reader_fn(struct timer *tm)
+{
+	(void)tm;
+	rcu_read_lock();
+	st.in_reader = 1;
+	udelay(100 * 1000);
+	st.reader_done = 1;
+	rcu_read_unlock();
+}
+
+static void
+gp_asker(void *arg)
+{
+	uint64_t end = now_ms() + 10000;
+
+	(void)arg;
+	/* Spin, not msleep: our wakeup would be a timer on the boot CPU,
+	 * which is busy in the reader, so we would only look after it. */
+	while (!READ_ONCE(st.in_reader) && now_ms() < end)
+		cpu_relax();
+	if (st.in_reader) {
+		synchronize_rcu_expedited();
+		irq_reader.finished = st.reader_done;
+	}
+	complete(&irq_reader.gp_exit);
+}
+
+static void
+reader_in_idle_interrupt_holds_grace(struct ktest *t)
+{
+	int cpu = -1;
+
+	for (int i = 1; i < MAX_CPUS && cpu < 0; i++)
+		if (cpus[i].state == CPU_ONLINE)
+			cpu = i;
+	if (cpu < 0) {
+		ktest_skip(t,
+		           "one CPU: the reader and the grace period need two");
+		return;
+	}
+	st.in_reader = 0;
+	st.reader_done = 0;
+	irq_reader.finished = -1;
+	completion_init(&irq_reader.gp_exit);
+	timer_init(&irq_reader.timer, irq_reader_fn, NULL);
+	KASSERT_TRUE(t, thread_create("gp-asker", gp_asker, NULL, cpu) != NULL);
+	timer_add(&irq_reader.timer, now_ms() + 20);
+	wait_for_completion(&irq_reader.gp_exit);
+	KEXPECT_EQ(t, irq_reader.finished, 1);
+	timer_del(&irq_reader.timer);
+}
+
 KTEST_SUITE(rcu, KTEST_CASE(waits_for_spinning_reader),
             KTEST_CASE(waits_for_reader_with_competition),
             KTEST_CASE(skipping_the_wait_is_caught),
-            KTEST_CASE(call_rcu_after_grace));
+            KTEST_CASE(call_rcu_after_grace), KTEST_CASE(idle_cpu_needs_no_ipi),
+            KTEST_CASE(reader_in_idle_interrupt_holds_grace));
