@@ -1,0 +1,199 @@
+/*
+ * Suite "hangdump": what `ps -w` and the hang dump (kernel/hangdump.h)
+ * say about a sleeping thread.  Each case blocks a helper thread on
+ * purpose - on a mutex the case holds, in an interruptible sleep, in a
+ * drain, on a plain wait queue - and checks that the thread's wait line
+ * names what it waits on (the mutex and its owner, the sleep's deadline,
+ * the drain's subject, the queue) and that the holder's line shows the
+ * ranked lock the lock order checker sees it hold.
+ */
+#include <kernel/cpu.h>
+#include <kernel/drain.h>
+#include <kernel/hangdump.h>
+#include <kernel/ktest.h>
+#include <kernel/mutex.h>
+#include <kernel/sched.h>
+#include <kernel/string.h>
+#include <kernel/waitq.h>
+#include <kernel/x86.h>
+#include "kernel/ktest/ktest_util.h"
+
+static DEFINE_MUTEX_RANK(ktest_hd_mutex, LOCK_RANK_MODULE);
+static DEFINE_WAITQ(ktest_hd_wq);
+static volatile int hd_released;
+
+/* The helper's wait line, once it sleeps in the wait it noted (or, for
+ * kind NULL, on a wait queue); "" if it never got there. */
+static void
+wait_line(struct kt_async *a, const char *kind, char *buf, size_t size)
+{
+	struct thread *th = a->thread;
+
+	buf[0] = '\0';
+	if (!kt_poll(READ_ONCE(th->state) == T_SLEEPING &&
+	                 (kind != NULL ? READ_ONCE(th->wait.kind) == kind
+	                               : READ_ONCE(th->wait.queue) != NULL),
+	             KT_SOON_MS))
+		return;
+	thread_format_wait(th, buf, size);
+}
+
+static void
+expect_has(struct ktest *t, const char *line, const char *want)
+{
+	KEXPECT_MSG(t, strstr(line, want) != NULL, "'%s' lacks '%s'", line,
+	            want);
+}
+
+static int
+lock_it(void *arg)
+{
+	(void)arg;
+	mutex_lock(&ktest_hd_mutex);
+	mutex_unlock(&ktest_hd_mutex);
+	return 0;
+}
+
+static void
+mutex_waiter_names_mutex_and_owner(struct ktest *t)
+{
+	char line[256], want[64], held[64];
+	struct kt_async *a;
+
+	mutex_lock(&ktest_hd_mutex);
+	thread_format_wait(current, held, sizeof(held));
+	a = kt_async_start("hd-mutex", lock_it, NULL);
+	if (a == NULL) {
+		mutex_unlock(&ktest_hd_mutex);
+		KASSERT_TRUE(t, a != NULL);
+	}
+	wait_line(a, "mutex", line, sizeof(line));
+	mutex_unlock(&ktest_hd_mutex);
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
+	kt_shared_put(a);
+	snprintf(want, sizeof(want), "wait=mutex:ktest_hd_mutex owner=%d:%s ",
+	         current->tid, current->name);
+	expect_has(t, line, want);
+	expect_has(t, line, "queue=ktest_hd_mutex.wq ");
+	expect_has(t, line, "intr=0 ");
+	expect_has(t, line, "held=-");
+	/* The holder, as the lock order checker sees it. */
+	expect_has(t, held, "wait=- sig=0 held=ktest_hd_mutex");
+}
+
+static int
+sleep_long(void *arg)
+{
+	(void)arg;
+	return msleep_interruptible(600000);
+}
+
+static void
+sleeper_names_sleep_and_deadline(struct ktest *t)
+{
+	char line[256];
+	struct kt_async *a = kt_async_start("hd-sleep", sleep_long, NULL);
+
+	KASSERT_TRUE(t, a != NULL);
+	wait_line(a, "sleep", line, sizeof(line));
+	thread_signal(a->thread);
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
+	KEXPECT_EQ(t, a->result, -EINTR);
+	kt_shared_put(a);
+	/* 600 s ahead, less however slow the emulator was meanwhile. */
+	expect_has(t, line, "wait=sleep until=+5");
+	expect_has(t, line, "ms intr=1 sig=0 held=-");
+}
+
+static bool
+hd_done(void *arg)
+{
+	(void)arg;
+	return READ_ONCE(hd_released) != 0;
+}
+
+static int
+drain_it(void *arg)
+{
+	struct drain d = {.done = hd_done,
+	                  .arg = arg,
+	                  .interruptible = false,
+	                  .what = "ktest",
+	                  .name = "hd-subject"};
+
+	return drain_wait(&d);
+}
+
+static void
+drain_waiter_names_its_subject(struct ktest *t)
+{
+	char line[256];
+	struct kt_async *a;
+
+	hd_released = 0;
+	a = kt_async_start("hd-drain", drain_it, NULL);
+	KASSERT_TRUE(t, a != NULL);
+	wait_line(a, "drain", line, sizeof(line));
+	hd_released = 1;
+	drain_kick();
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
+	kt_shared_put(a);
+	expect_has(t, line, "wait=drain:ktest:hd-subject queue=drain_wq ");
+	expect_has(t, line, " intr=0 ");
+}
+
+static int
+wait_queue(void *arg)
+{
+	(void)arg;
+	wait_event(ktest_hd_wq, READ_ONCE(hd_released) != 0);
+	return 0;
+}
+
+static void
+queue_waiter_names_its_queue(struct ktest *t)
+{
+	char line[256];
+	struct kt_async *a;
+
+	hd_released = 0;
+	a = kt_async_start("hd-queue", wait_queue, NULL);
+	KASSERT_TRUE(t, a != NULL);
+	wait_line(a, NULL, line, sizeof(line));
+	hd_released = 1;
+	wake_up(&ktest_hd_wq);
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
+	kt_shared_put(a);
+	expect_has(t, line, "wait=queue:ktest_hd_wq intr=0 sig=0 held=-");
+}
+
+static void
+running_thread_waits_on_nothing(struct ktest *t)
+{
+	char line[256];
+
+	thread_format_wait(current, line, sizeof(line));
+	KEXPECT_MSG(t, strcmp(line, "wait=- sig=0 held=-") == 0, "got '%s'",
+	            line);
+}
+
+static void
+probe_strlcpy_copies_and_cuts(struct ktest *t)
+{
+	char buf[8];
+
+	KEXPECT_EQ(t, probe_strlcpy(buf, "drain_wq", sizeof(buf)), 7);
+	KEXPECT_TRUE(t, strcmp(buf, "drain_w") == 0);
+	KEXPECT_EQ(t, probe_strlcpy(buf, NULL, sizeof(buf)), 0);
+	KEXPECT_TRUE(t, buf[0] == '\0');
+	/* The first page is never mapped (NULL dereferences fault). */
+	KEXPECT_EQ(t, probe_strlcpy(buf, (const char *)16, sizeof(buf)), 1);
+	KEXPECT_TRUE(t, strcmp(buf, "?") == 0);
+}
+
+KTEST_SUITE(hangdump, KTEST_CASE(mutex_waiter_names_mutex_and_owner),
+            KTEST_CASE(sleeper_names_sleep_and_deadline),
+            KTEST_CASE(drain_waiter_names_its_subject),
+            KTEST_CASE(queue_waiter_names_its_queue),
+            KTEST_CASE(running_thread_waits_on_nothing),
+            KTEST_CASE(probe_strlcpy_copies_and_cuts));
