@@ -32,6 +32,9 @@ static unsigned ring_head, ring_tail; /* head: next write; tail: next read */
 static struct thread *foreground;
 static DEFINE_WAITQ(input_wq);
 
+/* The last byte written was not a line end (the prompt, an echo). */
+static volatile bool mid_line;
+
 static void
 write_raw(const char *s, size_t n)
 {
@@ -40,6 +43,14 @@ write_raw(const char *s, size_t n)
 			uart_putc('\r');
 		uart_putc(s[i]);
 	}
+	if (n > 0)
+		mid_line = s[n - 1] != '\n';
+}
+
+bool
+console_mid_line(void)
+{
+	return mid_line;
 }
 
 void

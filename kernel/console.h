@@ -34,6 +34,9 @@ void console_write(const char *s, size_t n);
 bool console_out_trylock(unsigned ms);
 void console_out_unlock(void);
 void console_write_unlocked(const char *s, size_t n);
+/* The console's last line is unfinished (a prompt, an echo): output
+ * that must start a line of its own writes "\n" first. */
+bool console_mid_line(void);
 /* Called by the UART driver with interrupts off. */
 void console_input(uint8_t byte);
 /* Block until a full line is typed; echoes and edits as it goes. */

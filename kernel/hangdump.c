@@ -185,6 +185,8 @@ hangdump(const char *why)
 	}
 	locked = console_out_trylock(LOCK_TRY_MS);
 	rcu_read_lock();
+	if (console_mid_line()) /* after a prompt: begin on a line of its own */
+		console_write_unlocked("\n", 1);
 	hangdump_printf("begin (%s, cpu %d, up %u.%03u s)%s", why, w.me,
 	                (unsigned)(ms / 1000), (unsigned)(ms % 1000),
 	                locked ? "" : " (console busy: written unlocked)");
