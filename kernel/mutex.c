@@ -52,9 +52,11 @@ mutex_lock(struct mutex *m)
 	check_not_recursive(m);
 	if (m->rank != 0)
 		lockorder_check(m->name, m->rank);
-	noted = wait_note("mutex", NULL, m->name, m);
-	wait_event(m->wq, try_acquire(m));
-	wait_note_end(noted);
+	if (!try_acquire(m)) { /* contended: say what we wait on */
+		noted = wait_note("mutex", NULL, m->name, m);
+		wait_event(m->wq, try_acquire(m));
+		wait_note_end(noted);
+	}
 	if (m->rank != 0)
 		lockorder_push(m->name, m->rank);
 }
@@ -68,9 +70,13 @@ mutex_lock_interruptible(struct mutex *m)
 	check_not_recursive(m);
 	if (m->rank != 0)
 		lockorder_check(m->name, m->rank);
-	noted = wait_note("mutex", NULL, m->name, m);
-	r = wait_event_interruptible(m->wq, try_acquire(m));
-	wait_note_end(noted);
+	if (try_acquire(m)) {
+		r = 0;
+	} else {
+		noted = wait_note("mutex", NULL, m->name, m);
+		r = wait_event_interruptible(m->wq, try_acquire(m));
+		wait_note_end(noted);
+	}
 	if (r == 0 && m->rank != 0)
 		lockorder_push(m->name, m->rank);
 	return r;

@@ -22,27 +22,46 @@ static DEFINE_MUTEX_RANK(ktest_hd_mutex, LOCK_RANK_MODULE);
 static DEFINE_WAITQ(ktest_hd_wq);
 static volatile int hd_released;
 
-/* The helper's wait line, once it sleeps in the wait it noted (or, for
- * kind NULL, on a wait queue); "" if it never got there. */
-static void
-wait_line(struct kt_async *a, const char *kind, char *buf, size_t size)
-{
-	struct thread *th = a->thread;
-
-	buf[0] = '\0';
-	if (!kt_poll(READ_ONCE(th->state) == T_SLEEPING &&
-	                 (kind != NULL ? READ_ONCE(th->wait.kind) == kind
-	                               : READ_ONCE(th->wait.queue) != NULL),
-	             KT_SOON_MS))
-		return;
-	thread_format_wait(th, buf, size);
-}
-
 static void
 expect_has(struct ktest *t, const char *line, const char *want)
 {
-	KEXPECT_MSG(t, strstr(line, want) != NULL, "'%s' lacks '%s'", line,
-	            want);
+	KEXPECT_MSG(t, strcmp(line, "") != 0 && strstr(line, want) != NULL,
+	            "'%s' lacks '%s'", line, want);
+}
+
+/*
+ * Run fn in a helper thread, and once it sleeps in a wait noted as kind
+ * (NULL: on a plain wait queue) take its wait line into buf; then let
+ * it go with release(a) and wait for it to finish.  Its result, or
+ * -ETIMEDOUT (reported) if it did not finish; buf is "" if it never
+ * slept there.
+ */
+static int
+blocked_line(struct ktest *t, int (*fn)(void *), const char *kind,
+             void (*release)(struct kt_async *a), char *buf, size_t size)
+{
+	struct kt_async *a = kt_async_start("hd-helper", fn, NULL);
+	struct thread *th;
+	int r = -ETIMEDOUT;
+
+	buf[0] = '\0';
+	if (a == NULL) {
+		release(NULL);
+		KEXPECT_TRUE(t, a != NULL);
+		return -ENOMEM;
+	}
+	th = a->thread;
+	if (kt_poll(READ_ONCE(th->state) == T_SLEEPING &&
+	                (kind != NULL ? READ_ONCE(th->wait.kind) == kind
+	                              : READ_ONCE(th->wait.queue) != NULL),
+	            KT_SOON_MS))
+		thread_format_wait(th, buf, size);
+	release(a);
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
+	if (READ_ONCE(a->done))
+		r = a->result;
+	kt_shared_put(a);
+	return r;
 }
 
 static int
@@ -55,22 +74,22 @@ lock_it(void *arg)
 }
 
 static void
+unlock_it(struct kt_async *a)
+{
+	(void)a;
+	mutex_unlock(&ktest_hd_mutex);
+}
+
+static void
 mutex_waiter_names_mutex_and_owner(struct ktest *t)
 {
 	char line[256], want[64], held[64];
-	struct kt_async *a;
 
 	mutex_lock(&ktest_hd_mutex);
 	thread_format_wait(current, held, sizeof(held));
-	a = kt_async_start("hd-mutex", lock_it, NULL);
-	if (a == NULL) {
-		mutex_unlock(&ktest_hd_mutex);
-		KASSERT_TRUE(t, a != NULL);
-	}
-	wait_line(a, "mutex", line, sizeof(line));
-	mutex_unlock(&ktest_hd_mutex);
-	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
-	kt_shared_put(a);
+	KEXPECT_EQ(
+	    t, blocked_line(t, lock_it, "mutex", unlock_it, line, sizeof(line)),
+	    0);
 	snprintf(want, sizeof(want), "wait=mutex:ktest_hd_mutex owner=%d:%s ",
 	         current->tid, current->name);
 	expect_has(t, line, want);
@@ -89,17 +108,21 @@ sleep_long(void *arg)
 }
 
 static void
+interrupt_it(struct kt_async *a)
+{
+	if (a != NULL)
+		thread_signal(a->thread);
+}
+
+static void
 sleeper_names_sleep_and_deadline(struct ktest *t)
 {
 	char line[256];
-	struct kt_async *a = kt_async_start("hd-sleep", sleep_long, NULL);
 
-	KASSERT_TRUE(t, a != NULL);
-	wait_line(a, "sleep", line, sizeof(line));
-	thread_signal(a->thread);
-	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
-	KEXPECT_EQ(t, a->result, -EINTR);
-	kt_shared_put(a);
+	KEXPECT_EQ(t,
+	           blocked_line(t, sleep_long, "sleep", interrupt_it, line,
+	                        sizeof(line)),
+	           -EINTR);
 	/* 600 s ahead, less however slow the emulator was meanwhile. */
 	expect_has(t, line, "wait=sleep until=+5");
 	expect_has(t, line, "ms intr=1 sig=0 held=-");
@@ -124,24 +147,6 @@ drain_it(void *arg)
 	return drain_wait(&d);
 }
 
-static void
-drain_waiter_names_its_subject(struct ktest *t)
-{
-	char line[256];
-	struct kt_async *a;
-
-	hd_released = 0;
-	a = kt_async_start("hd-drain", drain_it, NULL);
-	KASSERT_TRUE(t, a != NULL);
-	wait_line(a, "drain", line, sizeof(line));
-	hd_released = 1;
-	drain_kick();
-	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
-	kt_shared_put(a);
-	expect_has(t, line, "wait=drain:ktest:hd-subject queue=drain_wq ");
-	expect_has(t, line, " intr=0 ");
-}
-
 static int
 wait_queue(void *arg)
 {
@@ -150,20 +155,40 @@ wait_queue(void *arg)
 	return 0;
 }
 
+/* Ends drain_it and wait_queue: their condition, then both wakeups. */
+static void
+release_it(struct kt_async *a)
+{
+	(void)a;
+	hd_released = 1;
+	drain_kick();
+	wake_up(&ktest_hd_wq);
+}
+
+static void
+drain_waiter_names_its_subject(struct ktest *t)
+{
+	char line[256];
+
+	hd_released = 0;
+	KEXPECT_EQ(
+	    t,
+	    blocked_line(t, drain_it, "drain", release_it, line, sizeof(line)),
+	    0);
+	expect_has(t, line, "wait=drain:ktest:hd-subject queue=drain_wq ");
+	expect_has(t, line, " intr=0 ");
+}
+
 static void
 queue_waiter_names_its_queue(struct ktest *t)
 {
 	char line[256];
-	struct kt_async *a;
 
 	hd_released = 0;
-	a = kt_async_start("hd-queue", wait_queue, NULL);
-	KASSERT_TRUE(t, a != NULL);
-	wait_line(a, NULL, line, sizeof(line));
-	hd_released = 1;
-	wake_up(&ktest_hd_wq);
-	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
-	kt_shared_put(a);
+	KEXPECT_EQ(
+	    t,
+	    blocked_line(t, wait_queue, NULL, release_it, line, sizeof(line)),
+	    0);
 	expect_has(t, line, "wait=queue:ktest_hd_wq intr=0 sig=0 held=-");
 }
 

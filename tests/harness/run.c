@@ -20,23 +20,31 @@
 
 volatile pid_t run_qemu_pgrp, run_host_pgrp;
 
+/* run_fail with suffix after the formatted message. */
+static void
+run_vfail(struct run *R, const char *suffix, const char *fmt, va_list ap)
+{
+	char *msg, *full;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		return;
+	full = xasprintf("%s%s", msg, suffix);
+	free(msg);
+	console_note(&R->con, "FAIL: %s", full);
+	if (R->fail == NULL)
+		R->fail = full;
+	else
+		free(full);
+}
+
 void
 run_fail(struct run *R, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	run_vfail(R, "", fmt, ap);
 	va_end(ap);
-	if (msg == NULL)
-		return;
-	console_note(&R->con, "FAIL: %s", msg);
-	if (R->fail == NULL)
-		R->fail = msg;
-	else
-		free(msg);
 }
 
 /*
@@ -354,16 +362,10 @@ fail_timeout(struct run *R, const char *fmt, ...)
 {
 	bool dump = guest_running(R) && R->fail == NULL;
 	va_list ap;
-	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	run_vfail(R, dump ? "; hang dump follows in the log" : "", fmt, ap);
 	va_end(ap);
-	if (msg == NULL)
-		return;
-	run_fail(R, "%s%s", msg, dump ? "; hang dump follows in the log" : "");
-	free(msg);
 	if (dump)
 		hang_dump(R);
 }
