@@ -177,12 +177,15 @@ hangdump(const char *why)
 	uint32_t f = local_irq_save();
 	struct thread_walk w = {.me = cpu_id(), .n = 0};
 	uint64_t ms = now_ms();
-	bool locked;
+	bool locked, threads;
 
 	if (panicking || __atomic_exchange_n(&dumping, 1, __ATOMIC_ACQUIRE)) {
 		local_irq_restore(f); /* a dump is running: it is enough */
 		return;
 	}
+	/* The thread list first: `ps` prints while it holds it, so with
+	 * the console ours it could not let go. */
+	threads = thread_list_trylock(LOCK_TRY_MS);
 	locked = console_out_trylock(LOCK_TRY_MS);
 	rcu_read_lock();
 	if (console_mid_line()) /* after a prompt: begin on a line of its own */
@@ -192,17 +195,22 @@ hangdump(const char *why)
 	                locked ? "" : " (console busy: written unlocked)");
 	dump_cpus(w.me);
 	hangdump_printf("threads:  TID CPU ST   SWITCHES   CPU(ms) NAME  WAIT");
-	if (for_each_thread_try(dump_thread, &w, LOCK_TRY_MS) < 0)
+	if (threads)
+		for_each_thread_locked(dump_thread, &w);
+	else
 		hangdump_printf("threads: (busy: the thread list lock stayed "
 		                "taken for %u ms)",
 		                LOCK_TRY_MS);
 	for (const struct hangdump_part *p = __hangdump_start;
 	     p < __hangdump_end; p++)
 		p->fn();
-	hangdump_printf("end (%d threads)", w.n);
+	hangdump_printf("end (%d threads, %u ms)", w.n,
+	                (unsigned)(now_ms() - ms));
 	rcu_read_unlock();
 	if (locked)
 		console_out_unlock();
+	if (threads)
+		thread_list_unlock();
 	__atomic_store_n(&dumping, 0, __ATOMIC_RELEASE);
 	local_irq_restore(f);
 }

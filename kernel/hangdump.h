@@ -7,7 +7,7 @@
  *   hangdump: thread    3   0 S          40       31  init  wait=drain:rmmod:netsim queue=drain_wq until=+85ms intr=1 sig=0 held=-
  *   hangdump:     [<c0104a2e>] schedule_until+0x4e/0x80
  *   hangdump: module netsim: refcount 1 (percpu), state GOING
- *   hangdump: end
+ *   hangdump: end (7 threads, 4 ms)
  *
  * Sections: every CPU (a `cpus` line and what it is doing), every thread
  * (a `ps -w` line: what it waits on - mutex and its owner, drain, wait

@@ -71,22 +71,33 @@ void for_each_thread(void (*fn)(struct thread *t, void *arg), void *arg)
 	spin_unlock_irqrestore(&threads_lock, f);
 }
 
-int
-for_each_thread_try(void (*fn)(struct thread *t, void *arg), void *arg,
-                    unsigned spin_ms)
+bool
+thread_list_trylock(unsigned spin_ms)
 {
 	uint64_t until = now_ms() + spin_ms;
-	struct thread *t;
 
 	while (!spin_trylock(&threads_lock)) {
 		if (now_ms() >= until)
-			return -EBUSY;
+			return false;
 		cpu_relax();
 	}
+	return true;
+}
+
+void
+thread_list_unlock(void)
+{
+	spin_unlock(&threads_lock);
+}
+
+void
+for_each_thread_locked(void (*fn)(struct thread *t, void *arg), void *arg)
+{
+	struct thread *t;
+
+	ASSERT(spin_held(&threads_lock));
 	list_for_each_entry(t, &all_threads, all_link)
 		fn(t, arg);
-	spin_unlock(&threads_lock);
-	return 0;
 }
 
 int

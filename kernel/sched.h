@@ -119,11 +119,13 @@ int msleep_interruptible(unsigned ms);
 
 /* Visit every thread under the thread-list lock (fn must not sleep). */
 void for_each_thread(void (*fn)(struct thread *t, void *arg), void *arg);
-/* The same, for the hang dump: with interrupts off, trying the lock for
- * at most spin_ms ms; -EBUSY (nothing visited) if it stayed taken.
- * While fn runs no thread can be freed. */
-int for_each_thread_try(void (*fn)(struct thread *t, void *arg), void *arg,
-                        unsigned spin_ms);
+/* For the hang dump, which must not wait for a stuck CPU: take the
+ * thread-list lock if it comes within spin_ms (interrupts off; false if
+ * it stayed taken), visit threads under it, release it.  While it is
+ * held no thread (nor its stack) can be freed. */
+bool thread_list_trylock(unsigned spin_ms);
+void thread_list_unlock(void);
+void for_each_thread_locked(void (*fn)(struct thread *t, void *arg), void *arg);
 int nr_threads(void);
 
 /* Set by SMP: ask another CPU to reschedule (an idle CPU is halted). */

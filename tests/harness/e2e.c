@@ -51,7 +51,7 @@ static const struct e2e_log logs[] = {
       "log$",
       "^### harness: hang dump: sending Ctrl-T \\(0x14\\)",
       "^hangdump: begin \\(serial Ctrl-T", "^hangdump:     \\[<c0101234>\\] ",
-      "^hangdump: end \\(2 threads\\)$",
+      "^hangdump: end \\(2 threads, 1 ms\\)$",
       "^### harness: hang dump: complete, 9 lines$"}},
     {"hang_dump_dead_guest_bounded",
      "hang-freeze-default.log",

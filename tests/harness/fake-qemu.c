@@ -101,7 +101,7 @@ hang_dump(bool cut)
 	     "wait=sleep until=+100ms intr=0 sig=0 held=module_mutex");
 	outl("hangdump: module fake: refcount 1 (percpu), state GOING");
 	outl("hangdump: modules: 1 loaded");
-	outl("hangdump: end (2 threads)");
+	outl("hangdump: end (2 threads, 1 ms)");
 }
 
 /* A guest whose shell is stuck, like a command that never returns: input
