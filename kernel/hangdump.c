@@ -70,6 +70,9 @@ hangdump_printf(const char *fmt, ...)
 	va_list ap;
 	int m;
 
+	/* Only from inside hangdump(): it owns the output and has
+	 * interrupts off (the parts' contract, hangdump.h). */
+	ASSERT(READ_ONCE(dumping) && !(read_eflags() & EFLAGS_IF));
 	va_start(ap, fmt);
 	m = vsnprintf(buf + n, sizeof(buf) - n - 1, fmt, ap);
 	va_end(ap);

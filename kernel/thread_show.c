@@ -17,6 +17,7 @@
 #include <kernel/string.h>
 #include <kernel/timer.h>
 #include <kernel/x86.h>
+#include <stdarg.h>
 
 void
 thread_format(const struct thread *t, char *buf, size_t size)
@@ -26,21 +27,45 @@ thread_format(const struct thread *t, char *buf, size_t size)
 	         (unsigned)t->runtime_ms, t->name);
 }
 
+/* snprintf at buf + *len, keeping *len within the buffer (a line cut
+ * short stays a valid string). */
+static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*len + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
+}
+
 /* " owner=TID:NAME" of the mutex m, read without its lock. */
-static size_t
-format_owner(const struct mutex *m, char *buf, size_t size)
+static void
+append_owner(char *buf, size_t size, size_t *len, const struct mutex *m)
 {
 	uint32_t owner, tid;
 	char name[sizeof(((struct thread *)0)->name)];
 
-	if (probe_read32((const void *)&m->owner, &owner) != 0)
-		return (size_t)snprintf(buf, size, " owner=?");
-	if (owner == 0)
-		return (size_t)snprintf(buf, size, " owner=none");
-	if (probe_read32(&((const struct thread *)owner)->tid, &tid) != 0)
-		return (size_t)snprintf(buf, size, " owner=?");
-	probe_strlcpy(name, ((const struct thread *)owner)->name, sizeof(name));
-	return (size_t)snprintf(buf, size, " owner=%d:%s", (int)tid, name);
+	if (probe_read32((const void *)&m->owner, &owner) != 0) {
+		append(buf, size, len, " owner=?");
+	} else if (owner == 0) {
+		append(buf, size, len, " owner=none");
+	} else if (probe_read32(&((const struct thread *)owner)->tid, &tid) !=
+	           0) {
+		append(buf, size, len, " owner=?");
+	} else {
+		probe_strlcpy(name, ((const struct thread *)owner)->name,
+		              sizeof(name));
+		append(buf, size, len, " owner=%d:%s", (int)tid, name);
+	}
 }
 
 void
@@ -49,15 +74,15 @@ thread_format_wait(const struct thread *t, char *buf, size_t size)
 	const char *kind = __atomic_load_n(&t->wait.kind, __ATOMIC_ACQUIRE);
 	const char *queue = READ_ONCE(t->wait.queue);
 	uint64_t deadline = READ_ONCE(t->wait.deadline);
+	bool sleeping = READ_ONCE(t->state) == T_SLEEPING;
 	char k[16], what[24], name[32], q[32], held[96];
-	size_t len;
+	size_t len = 0;
 
-	bool sleeping = t->state == T_SLEEPING;
-
+	buf[0] = '\0';
 	/* A running thread inside a noted wait (between two looks at its
 	 * condition, say) is named with it: that is where it is stuck. */
 	if (kind == NULL && !sleeping) {
-		len = (size_t)snprintf(buf, size, "wait=-");
+		append(buf, size, &len, "wait=-");
 		goto held;
 	}
 	if (kind == NULL)
@@ -66,38 +91,28 @@ thread_format_wait(const struct thread *t, char *buf, size_t size)
 	probe_strlcpy(what, READ_ONCE(t->wait.what), sizeof(what));
 	probe_strlcpy(name, READ_ONCE(t->wait.name), sizeof(name));
 	probe_strlcpy(q, queue, sizeof(q));
-	len = (size_t)snprintf(buf, size, "wait=%s", k);
+	append(buf, size, &len, "wait=%s", k);
 	if (strcmp(k, "queue") == 0)
-		len += (size_t)snprintf(buf + len, size - len, ":%s", q);
-	else if (what[0] != '\0' || name[0] != '\0')
-		len += (size_t)snprintf(buf + len, size - len, "%s%s%s%s",
-		                        what[0] ? ":" : "", what,
-		                        name[0] ? ":" : "", name);
+		append(buf, size, &len, ":%s", q);
+	else
+		append(buf, size, &len, "%s%s%s%s", what[0] ? ":" : "", what,
+		       name[0] ? ":" : "", name);
 	if (!sleeping)
 		goto held;
-	if (strcmp(k, "mutex") == 0 && len < size)
-		len +=
-		    format_owner(READ_ONCE(t->wait.obj), buf + len, size - len);
-	if (queue != NULL && strcmp(k, "queue") != 0 && len < size)
-		len += (size_t)snprintf(buf + len, size - len, " queue=%s", q);
-	if (deadline != 0 && len < size) {
+	if (strcmp(k, "mutex") == 0)
+		append_owner(buf, size, &len, READ_ONCE(t->wait.obj));
+	if (queue != NULL && strcmp(k, "queue") != 0)
+		append(buf, size, &len, " queue=%s", q);
+	if (deadline != 0) {
 		uint64_t now = now_ms();
-		unsigned left = deadline > now ? (unsigned)(deadline - now) : 0;
 
-		len += (size_t)snprintf(buf + len, size - len, " until=+%ums",
-		                        left);
+		append(buf, size, &len, " until=+%ums",
+		       deadline > now ? (unsigned)(deadline - now) : 0);
 	}
-	if (len < size)
-		len += (size_t)snprintf(buf + len, size - len, " intr=%d",
-		                        t->interruptible ? 1 : 0);
+	append(buf, size, &len, " intr=%d", t->interruptible ? 1 : 0);
 held:
-	if (len < size)
-		len += (size_t)snprintf(buf + len, size - len, " sig=%d",
-		                        t->sigpending ? 1 : 0);
-	if (len < size) {
-		lockorder_format_held(t, held, sizeof(held));
-		snprintf(buf + len, size - len, " held=%s", held);
-	}
+	lockorder_format_held(t, held, sizeof(held));
+	append(buf, size, &len, " sig=%d held=%s", t->sigpending ? 1 : 0, held);
 }
 
 const char *
