@@ -103,10 +103,10 @@ dump_cpus(int me)
 			snprintf(rq, sizeof(rq), "cpu%d", rq_owner);
 		hangdump_printf("cpu %s irq_depth=%d spinlocks=%d "
 		                "preempt_off=%d need_resched=%d runnable=%u "
-		                "rq_lock=%s%s",
+		                "rq_lock=%s qs=%u%s",
 		                line, c->irq_depth, c->locks_held,
 		                c->preempt_off, c->need_resched,
-		                c->rq.nr_running, rq,
+		                c->rq.nr_running, rq, (unsigned)c->qs_seq,
 		                i == me ? " (dumping)" : "");
 	}
 }

@@ -2,18 +2,19 @@
  * The hang dump: the guest's state in one block of grep-able lines, for
  * when something is stuck and nobody can type a command.
  *
- *   hangdump: begin (serial Ctrl-T, cpu 0, up 12.345 s, 2 cpus)
- *   hangdump: cpu   0    0 online   init             812      1204       37 irq_depth=1 spinlocks=0 preempt_off=0 rq_lock=free runnable=0
+ *   hangdump: begin (serial Ctrl-T, cpu 0, up 12.345 s)
+ *   hangdump: cpu   0    0 online   init    812  1204   37 irq_depth=1 spinlocks=1 preempt_off=1 need_resched=0 runnable=0 rq_lock=free qs=1204 (dumping)
  *   hangdump: thread    3   0 S          40       31  init  wait=drain:rmmod:netsim queue=drain_wq until=+85ms intr=1 sig=0 held=-
  *   hangdump:     [<c0104a2e>] schedule_until+0x4e/0x80
  *   hangdump: module netsim: refcount 1 (percpu), state GOING
  *   hangdump: end (7 threads, 4 ms)
  *
  * Sections: every CPU (a `cpus` line and what it is doing), every thread
- * (a `ps -w` line: what it waits on - mutex and its owner, drain, wait
- * queue, sleep and its deadline - and the ranked locks the lock order
- * checker sees it hold), each switched-out thread's stack, then what
- * subsystems add with HANGDUMP_PART (the module list).
+ * (a `ps -w` line: what it waits on - mutex and its owner, drain, grace
+ * period and the CPU it waits for, wait queue, sleep and its deadline -
+ * and the ranked locks the lock order checker sees it hold), each
+ * switched-out thread's stack, then what subsystems add with
+ * HANGDUMP_PART (the module list).
  *
  * Ctrl-T (HANGDUMP_BYTE, 0x14, BSD's "status" key) on the serial line
  * asks for it from the receive interrupt (console_input), so it comes

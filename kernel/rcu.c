@@ -88,9 +88,16 @@ cpus_pass_qs(bool expedite)
 	for (int i = 0; i < MAX_CPUS; i++)
 		seen[i] = READ_ONCE(cpus[i].qs_seq);
 	for (int i = 0; i < MAX_CPUS; i++) {
+		/* For the hang dump: which CPU a grace period waits for. */
+		static const char *const waits_for[MAX_CPUS] = {
+		    "cpu0", "cpu1", "cpu2", "cpu3",
+		    "cpu4", "cpu5", "cpu6", "cpu7"};
 		struct cpu *c = &cpus[i];
+		bool noted;
+
 		if (i == me || c->state != CPU_ONLINE)
 			continue;
+		noted = wait_note("rcu_gp", NULL, waits_for[i], NULL);
 		/* No shortcut for a CPU whose current thread is idle: an
 		 * interrupt handler there (network receive) may be inside
 		 * a read-side section.  An idle CPU passes a quiescent
@@ -112,6 +119,7 @@ cpus_pass_qs(bool expedite)
 			if (READ_ONCE(c->qs_seq) == seen[i])
 				msleep(1);
 		}
+		wait_note_end(noted);
 	}
 }
 

@@ -2,7 +2,8 @@
  * Suite "hangdump": what `ps -w` and the hang dump (kernel/hangdump.h)
  * say about a sleeping thread.  Each case blocks a helper thread on
  * purpose - on a mutex the case holds, in an interruptible sleep, in a
- * drain, on a plain wait queue - and checks that the thread's wait line
+ * drain, on a plain wait queue, in a grace period the case's read-side
+ * section holds up - and checks that the thread's wait line
  * names what it waits on (the mutex and its owner, the sleep's deadline,
  * the drain's subject, the queue) and that the holder's line shows the
  * ranked lock the lock order checker sees it hold.
@@ -12,6 +13,7 @@
 #include <kernel/hangdump.h>
 #include <kernel/ktest.h>
 #include <kernel/mutex.h>
+#include <kernel/rcu.h>
 #include <kernel/sched.h>
 #include <kernel/string.h>
 #include <kernel/waitq.h>
@@ -27,6 +29,15 @@ expect_has(struct ktest *t, const char *line, const char *want)
 {
 	KEXPECT_MSG(t, strcmp(line, "") != 0 && strstr(line, want) != NULL,
 	            "'%s' lacks '%s'", line, want);
+}
+
+/* th is inside a wait noted as kind (the notes are string constants). */
+static bool
+waits_in(const struct thread *th, const char *kind)
+{
+	const char *k = READ_ONCE(th->wait.kind);
+
+	return k != NULL && strcmp(k, kind) == 0;
 }
 
 /*
@@ -52,7 +63,7 @@ blocked_line(struct ktest *t, int (*fn)(void *), const char *kind,
 	}
 	th = a->thread;
 	if (kt_poll(READ_ONCE(th->state) == T_SLEEPING &&
-	                (kind != NULL ? READ_ONCE(th->wait.kind) == kind
+	                (kind != NULL ? waits_in(th, kind)
 	                              : READ_ONCE(th->wait.queue) != NULL),
 	            KT_SOON_MS))
 		thread_format_wait(th, buf, size);
@@ -200,6 +211,52 @@ queue_waiter_names_its_queue(struct ktest *t)
 	expect_has(t, line, "wait=queue:ktest_hd_wq intr=0 sig=0 held=-");
 }
 
+static volatile int gp_go;
+
+static int
+grace_period_now(void *arg)
+{
+	(void)arg;
+	while (!READ_ONCE(gp_go))
+		msleep(1);
+	synchronize_rcu_expedited();
+	return 0;
+}
+
+/* A grace period held up by a CPU in a read-side section: the waiter
+ * names that CPU.  The case is the reader, so it polls without sleeping
+ * (a context switch would end its read-side section). */
+static void
+grace_period_waiter_names_the_cpu(struct ktest *t)
+{
+	char line[256], want[32];
+	struct kt_async *a;
+	uint64_t until;
+	int other = kt_other_cpu();
+
+	if (other < 0) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	gp_go = 0;
+	a = kt_async_start_on("hd-gp", grace_period_now, NULL, other);
+	KASSERT_TRUE(t, a != NULL);
+	snprintf(want, sizeof(want), "wait=rcu_gp:cpu%d", cpu_id());
+	rcu_read_lock();
+	gp_go = 1;
+	/* The other CPUs pass their quiescent states soon; then ours is
+	 * the one it waits for, until the section ends. */
+	until = now_ms() + KT_SOON_MS;
+	do {
+		cpu_relax();
+		thread_format_wait(a->thread, line, sizeof(line));
+	} while (strstr(line, want) == NULL && now_ms() < until);
+	rcu_read_unlock();
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
+	kt_shared_put(a);
+	expect_has(t, line, want);
+}
+
 static void
 running_thread_waits_on_nothing(struct ktest *t)
 {
@@ -228,5 +285,6 @@ KTEST_SUITE(hangdump, KTEST_CASE(mutex_waiter_names_mutex_and_owner),
             KTEST_CASE(sleeper_names_sleep_and_deadline),
             KTEST_CASE(drain_waiter_names_its_subject),
             KTEST_CASE(queue_waiter_names_its_queue),
+            KTEST_CASE(grace_period_waiter_names_the_cpu),
             KTEST_CASE(running_thread_waits_on_nothing),
             KTEST_CASE(probe_strlcpy_copies_and_cuts));
