@@ -1,5 +1,6 @@
 /*
- * ps and cpus: what runs where.
+ * ps and cpus: what runs where (the lines come from kernel/thread_show.c,
+ * which the hang dump shares).
  */
 #include <kernel/shell.h>
 #include <kernel/args.h>
@@ -9,50 +10,50 @@
 #include <kernel/timer.h>
 #include <kernel/errno.h>
 
+struct ps_opts {
+	bool wait;
+};
+
 static void
 ps_line(struct thread *t, void *arg)
 {
-	(void)arg;
-	kprintf("%4d %3d %-2s %10u %8u  %s\n", t->tid, t->cpu,
-	        thread_state_name(t->state), (unsigned)t->nr_switches,
-	        (unsigned)t->runtime_ms, t->name);
+	const struct ps_opts *o = arg;
+	char line[96], wait[256];
+
+	thread_format(t, line, sizeof(line));
+	if (!o->wait) {
+		kprintf("%s\n", line);
+		return;
+	}
+	thread_format_wait(t, wait, sizeof(wait));
+	kprintf("%s  %s\n", line, wait);
 }
 
 static int
 cmd_ps(int argc, char **argv)
 {
+	struct ps_opts o;
 	struct args a;
 
-	if (args_parse(&a, "ps", argc, argv, "", 0, 0) < 0)
+	if (args_parse(&a, "ps", argc, argv, "w", 0, 0) < 0)
 		return -EINVAL;
-	kprintf(" TID CPU ST   SWITCHES   CPU(ms) NAME\n");
-	for_each_thread(ps_line, NULL)
+	o.wait = args_has(&a, 'w');
+	kprintf(" TID CPU ST   SWITCHES   CPU(ms) NAME%s\n",
+	        o.wait ? "  WAIT" : "");
+	for_each_thread(ps_line, &o)
 		;
 	return 0;
 }
-COMMAND(ps, "ps", "list kernel threads (state R running/runnable, S sleeping)",
+COMMAND(ps, "ps [-w]",
+        "list kernel threads (state R running/runnable, S sleeping); -w: "
+        "what each one waits on and the ranked locks it holds",
         cmd_ps);
-
-static const char *
-cpu_state_name(enum cpu_state s)
-{
-	switch (s) {
-	case CPU_OFFLINE:
-		return "offline";
-	case CPU_BOOTING:
-		return "booting";
-	case CPU_ONLINE:
-		return "online";
-	case CPU_STOPPED:
-		return "stopped";
-	}
-	return "?";
-}
 
 static int
 cmd_cpus(int argc, char **argv)
 {
 	struct args a;
+	char line[96];
 
 	if (args_parse(&a, "cpus", argc, argv, "", 0, 0) < 0)
 		return -EINVAL;
@@ -62,10 +63,8 @@ cmd_cpus(int argc, char **argv)
 		struct cpu *c = &cpus[i];
 		if (c->state == CPU_OFFLINE)
 			continue;
-		kprintf("%3d %4d %-8s %-12s %8u %10u %8u\n", c->id, c->apic_id,
-		        cpu_state_name(c->state), thread_name(c->curr),
-		        (unsigned)c->nr_irqs, (unsigned)c->nr_switches,
-		        (unsigned)c->nr_ipis);
+		cpu_format(c, thread_name(c->curr), line, sizeof(line));
+		kprintf("%s\n", line);
 	}
 	return 0;
 }

@@ -4,10 +4,13 @@
  * Input path: UART IRQ -> console_input() -> ring buffer -> the reading
  * thread, woken through a wait queue, edits and echoes.  Ctrl-C typed
  * while a foreground command runs bypasses the ring and interrupts that
- * command instead.  Bytes that arrive while the ring is full are dropped
+ * command instead, and Ctrl-T prints the hang dump (hangdump.h) right
+ * there, in the interrupt.  Bytes that arrive while the ring is full are dropped
  * and counted, never blocking the interrupt handler.
  */
 #include <kernel/console.h>
+#include <kernel/clock.h>
+#include <kernel/hangdump.h>
 #include <kernel/spinlock.h>
 #include <kernel/waitq.h>
 #include <kernel/sched.h>
@@ -29,6 +32,9 @@ static unsigned ring_head, ring_tail; /* head: next write; tail: next read */
 static struct thread *foreground;
 static DEFINE_WAITQ(input_wq);
 
+/* The last byte written was not a line end (the prompt, an echo). */
+static volatile bool mid_line;
+
 static void
 write_raw(const char *s, size_t n)
 {
@@ -37,6 +43,14 @@ write_raw(const char *s, size_t n)
 			uart_putc('\r');
 		uart_putc(s[i]);
 	}
+	if (n > 0)
+		mid_line = s[n - 1] != '\n';
+}
+
+bool
+console_mid_line(void)
+{
+	return mid_line;
 }
 
 void
@@ -53,9 +67,40 @@ console_write(const char *s, size_t n)
 	spin_unlock_irqrestore(&console_out_lock, f);
 }
 
+bool
+console_out_trylock(unsigned ms)
+{
+	uint64_t until = now_ms() + ms;
+
+	while (!spin_trylock(&console_out_lock)) {
+		if (now_ms() >= until)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+void
+console_out_unlock(void)
+{
+	spin_unlock(&console_out_lock);
+}
+
+void
+console_write_unlocked(const char *s, size_t n)
+{
+	write_raw(s, n);
+}
+
 void
 console_input(uint8_t byte)
 {
+	/* Not queued and not under the input lock: the dump is for when
+	 * the reader (or anything else) is stuck. */
+	if (byte == HANGDUMP_BYTE) {
+		hangdump("serial Ctrl-T");
+		return;
+	}
 	spin_lock(&console_in_lock);
 	if (byte == CTRL_C && foreground != NULL) {
 		thread_signal(foreground);

@@ -4,7 +4,8 @@
  * in the reading thread.  While a command runs in the foreground, Ctrl-C
  * is not queued as input but delivered to that thread as an interrupt
  * (see thread_signal), so any interruptible wait in the command ends with
- * -EINTR.
+ * -EINTR.  Ctrl-T is never queued either: it prints the hang dump
+ * (kernel/hangdump.h) from the interrupt.
  */
 #ifndef KERNEL_CONSOLE_H
 #define KERNEL_CONSOLE_H
@@ -26,6 +27,16 @@ struct console_line {
 };
 
 void console_write(const char *s, size_t n);
+/* For the hang dump, which must not wait for a CPU that may be stuck:
+ * take the output lock if it comes within ms (interrupts off), write
+ * with console_write_unlocked (under the lock, or without it when it
+ * did not come), release with console_out_unlock if it was taken. */
+bool console_out_trylock(unsigned ms);
+void console_out_unlock(void);
+void console_write_unlocked(const char *s, size_t n);
+/* The console's last line is unfinished (a prompt, an echo): output
+ * that must start a line of its own writes "\n" first. */
+bool console_mid_line(void);
 /* Called by the UART driver with interrupts off. */
 void console_input(uint8_t byte);
 /* Block until a full line is typed; echoes and edits as it goes. */

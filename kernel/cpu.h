@@ -7,6 +7,7 @@
 #ifndef KERNEL_CPU_H
 #define KERNEL_CPU_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <kernel/spinlock.h>
 #include <kernel/list.h>
@@ -99,6 +100,10 @@ preempt_enable(void)
 	__asm__ volatile("" ::: "memory");
 	this_cpu()->preempt_off--;
 }
+
+const char *cpu_state_name(enum cpu_state s);
+/* A `cpus` line (kernel/thread_show.c): curr names its current thread. */
+void cpu_format(const struct cpu *c, const char *curr, char *buf, size_t size);
 
 /* Set up the GDT (with this CPU's %gs segment) on the calling CPU. */
 void cpu_init_segments(int id);

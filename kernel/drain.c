@@ -5,6 +5,7 @@
 #include <kernel/drain.h>
 #include <kernel/errno.h>
 #include <kernel/module.h>
+#include <kernel/sched.h>
 #include <kernel/timer.h>
 #include <kernel/waitq.h>
 
@@ -24,6 +25,7 @@ int
 drain_wait(const struct drain *d)
 {
 	uint64_t start = now_ms(), next = start + 1000;
+	bool noted = wait_note("drain", d->what, d->name, NULL);
 	int r = 0;
 
 	__atomic_add_fetch(&drain_waiters, 1, __ATOMIC_SEQ_CST);
@@ -53,6 +55,7 @@ drain_wait(const struct drain *d)
 		r = 0;
 	}
 	__atomic_sub_fetch(&drain_waiters, 1, __ATOMIC_SEQ_CST);
+	wait_note_end(noted);
 	return r;
 }
 EXPORT_SYMBOL(drain_wake);

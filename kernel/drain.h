@@ -34,6 +34,10 @@ struct drain {
 	void (*report)(void *arg, unsigned seconds);
 	void *arg;
 	bool interruptible;
+	/* For `ps -w` and the hang dump: what drains ("rmmod") and whose
+	 * references (the module's or device's name; must live as long as
+	 * the wait). */
+	const char *what, *name;
 };
 
 int drain_wait(const struct drain *d);

@@ -8,6 +8,9 @@
 #include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
+#include <kernel/hangdump.h>
+#include <kernel/string.h>
+#include <kernel/x86.h>
 
 volatile int lockorder_catch;
 volatile unsigned lockorder_caught;
@@ -82,5 +85,28 @@ lockorder_pop(const char *name, int rank)
 	if (t->nheld > LOCKORDER_DEPTH)
 		t->nheld--; /* an untracked one past the depth */
 }
+void
+lockorder_format_held(const struct thread *t, char *buf, size_t size)
+{
+	int n = READ_ONCE(t->nheld),
+	    kept = n < LOCKORDER_DEPTH ? n : LOCKORDER_DEPTH;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (n <= 0) {
+		strlcpy(buf, "-", size);
+		return;
+	}
+	for (int i = 0; i < kept && len + 1 < size; i++) {
+		char name[32];
+
+		probe_strlcpy(name, READ_ONCE(t->held[i].name), sizeof(name));
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+		                        i > 0 ? "," : "", name);
+	}
+	if (n > kept && len + 1 < size)
+		snprintf(buf + len, size - len, ",+%d", n - kept);
+}
+
 EXPORT_SYMBOL(lockorder_catch);
 EXPORT_SYMBOL(lockorder_caught);

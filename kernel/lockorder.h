@@ -24,6 +24,8 @@
 #ifndef KERNEL_LOCKORDER_H
 #define KERNEL_LOCKORDER_H
 
+#include <stddef.h>
+
 enum lock_rank {
 	LOCK_RANK_NONE = 0,
 	LOCK_RANK_MODULE = 10,
@@ -39,6 +41,13 @@ enum lock_rank {
 void lockorder_check(const char *name, int rank);
 void lockorder_push(const char *name, int rank);
 void lockorder_pop(const char *name, int rank);
+
+struct thread;
+/* The ranked locks t holds, in the order taken, for `ps -w` and the hang
+ * dump: "module_mutex,rtnl_mutex", "-" for none, "+N" past the depth
+ * kept.  Reads another thread's list without a lock: its names through
+ * fault-safe probes (kernel/hangdump.h). */
+void lockorder_format_held(const struct thread *t, char *buf, size_t size);
 
 extern volatile int lockorder_catch;
 extern volatile unsigned lockorder_caught;

@@ -47,10 +47,16 @@ check_not_recursive(struct mutex *m)
 void
 mutex_lock(struct mutex *m)
 {
+	bool noted;
+
 	check_not_recursive(m);
 	if (m->rank != 0)
 		lockorder_check(m->name, m->rank);
-	wait_event(m->wq, try_acquire(m));
+	if (!try_acquire(m)) { /* contended: say what we wait on */
+		noted = wait_note("mutex", NULL, m->name, m);
+		wait_event(m->wq, try_acquire(m));
+		wait_note_end(noted);
+	}
 	if (m->rank != 0)
 		lockorder_push(m->name, m->rank);
 }
@@ -58,12 +64,19 @@ mutex_lock(struct mutex *m)
 int
 mutex_lock_interruptible(struct mutex *m)
 {
+	bool noted;
 	int r;
 
 	check_not_recursive(m);
 	if (m->rank != 0)
 		lockorder_check(m->name, m->rank);
-	r = wait_event_interruptible(m->wq, try_acquire(m));
+	if (try_acquire(m)) {
+		r = 0;
+	} else {
+		noted = wait_note("mutex", NULL, m->name, m);
+		r = wait_event_interruptible(m->wq, try_acquire(m));
+		wait_note_end(noted);
+	}
 	if (r == 0 && m->rank != 0)
 		lockorder_push(m->name, m->rank);
 	return r;

@@ -11,6 +11,7 @@
 #include <kernel/sched.h>
 #include <kernel/x86.h>
 #include <kernel/layout.h>
+#include <kernel/string.h>
 #include <stdarg.h>
 
 #define DEBUG_EXIT_PORT 0xf4
@@ -45,24 +46,19 @@ panic_begin(void)
 		panic_stop_others();
 }
 
-void
-backtrace_from(uintptr_t eip, uintptr_t ebp)
+uintptr_t
+backtrace_walk(uintptr_t eip, uintptr_t ebp, int max,
+               void (*fn)(uintptr_t eip, void *arg), void *arg)
 {
-	char buf[96];
-
-	for (int depth = 0; depth < 32; depth++) {
+	for (int depth = 0; depth < max; depth++) {
 		uint32_t next_ebp, ret;
 
-		ksym_format(eip, buf, sizeof(buf));
-		kprintf("    [<%08x>] %s\n", (unsigned)eip, buf);
+		fn(eip, arg);
 		if (ebp == 0 || (ebp & 3) != 0)
 			break;
 		if (probe_read32((void *)ebp, &next_ebp) != 0 ||
-		    probe_read32((void *)(ebp + 4), &ret) != 0) {
-			kprintf("    (frame pointer %08x unreadable)\n",
-			        (unsigned)ebp);
-			break;
-		}
+		    probe_read32((void *)(ebp + 4), &ret) != 0)
+			return ebp;
 		if (ret == 0)
 			break;
 		/* Return address points after the call; -1 names the caller
@@ -70,6 +66,35 @@ backtrace_from(uintptr_t eip, uintptr_t ebp)
 		eip = ret - 1;
 		ebp = next_ebp;
 	}
+	return 0;
+}
+
+void
+backtrace_format_frame(uintptr_t eip, char *buf, size_t size)
+{
+	char sym[96];
+
+	ksym_format(eip, sym, sizeof(sym));
+	snprintf(buf, size, "    [<%08x>] %s", (unsigned)eip, sym);
+}
+
+static void
+print_frame(uintptr_t eip, void *arg)
+{
+	char buf[120];
+
+	(void)arg;
+	backtrace_format_frame(eip, buf, sizeof(buf));
+	kprintf("%s\n", buf);
+}
+
+void
+backtrace_from(uintptr_t eip, uintptr_t ebp)
+{
+	uintptr_t bad = backtrace_walk(eip, ebp, 32, print_frame, NULL);
+
+	if (bad != 0)
+		kprintf("    (frame pointer %08x unreadable)\n", (unsigned)bad);
 }
 
 void

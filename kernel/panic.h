@@ -7,6 +7,7 @@
 #ifndef KERNEL_PANIC_H
 #define KERNEL_PANIC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct trapframe;
@@ -22,6 +23,12 @@ __attribute__((noreturn)) void machine_exit(int code);
 
 /* Print "  [<addr>] sym+off/size" lines walking saved frame pointers. */
 void backtrace_from(uintptr_t eip, uintptr_t ebp);
+/* The walk itself: fn for each of at most max frames, reading the stack
+ * through fault-safe probes.  0, or the frame pointer it could not read. */
+uintptr_t backtrace_walk(uintptr_t eip, uintptr_t ebp, int max,
+                         void (*fn)(uintptr_t eip, void *arg), void *arg);
+/* One frame as backtrace_from prints it: "    [<addr>] sym+off/size". */
+void backtrace_format_frame(uintptr_t eip, char *buf, size_t size);
 void backtrace(void);
 /* Print the words near the top of a stack that look like return
  * addresses (prefixed "?"): they name the caller of a frameless leaf

@@ -132,7 +132,13 @@ cpus_pass_qs(bool expedite)
 		    __atomic_load_n(&cpus[i].idle_eqs, __ATOMIC_SEQ_CST);
 	}
 	for (int i = 0; i < MAX_CPUS; i++) {
+		/* For the hang dump: which CPU a grace period waits for. */
+		static const char *const waits_for[MAX_CPUS] = {
+		    "cpu0", "cpu1", "cpu2", "cpu3",
+		    "cpu4", "cpu5", "cpu6", "cpu7"};
 		struct cpu *c = &cpus[i];
+		bool noted;
+
 		if (i == me || c->state != CPU_ONLINE)
 			continue;
 		/* Halted in the idle loop now, or since we began: no reader
@@ -142,6 +148,7 @@ cpus_pass_qs(bool expedite)
 			                   __ATOMIC_RELAXED);
 			continue;
 		}
+		noted = wait_note("rcu_gp", NULL, waits_for[i], NULL);
 		while (READ_ONCE(c->qs_seq) == seen[i] &&
 		       READ_ONCE(c->idle_eqs) == seen_eqs[i]) {
 			uint64_t until;
@@ -162,6 +169,7 @@ cpus_pass_qs(bool expedite)
 			    READ_ONCE(c->idle_eqs) == seen_eqs[i])
 				msleep(1);
 		}
+		wait_note_end(noted);
 	}
 }
 

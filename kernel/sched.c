@@ -72,6 +72,35 @@ void for_each_thread(void (*fn)(struct thread *t, void *arg), void *arg)
 	spin_unlock_irqrestore(&threads_lock, f);
 }
 
+bool
+thread_list_trylock(unsigned spin_ms)
+{
+	uint64_t until = now_ms() + spin_ms;
+
+	while (!spin_trylock(&threads_lock)) {
+		if (now_ms() >= until)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+void
+thread_list_unlock(void)
+{
+	spin_unlock(&threads_lock);
+}
+
+void
+for_each_thread_locked(void (*fn)(struct thread *t, void *arg), void *arg)
+{
+	struct thread *t;
+
+	ASSERT(spin_held(&threads_lock));
+	list_for_each_entry(t, &all_threads, all_link)
+		fn(t, arg);
+}
+
 int
 nr_threads(void)
 {
@@ -374,36 +403,67 @@ wake_timer_fn(struct timer *t)
 	wake_up_thread(t->data);
 }
 
+bool
+wait_note(const char *kind, const char *what, const char *name, const void *obj)
+{
+	struct thread_wait *w = &current->wait;
+
+	if (w->kind != NULL)
+		return false; /* an outer wait said what this one is for */
+	w->what = what;
+	w->name = name;
+	w->obj = obj;
+	/* Last, so a reader that sees the kind sees its details. */
+	__atomic_store_n(&w->kind, kind, __ATOMIC_RELEASE);
+	return true;
+}
+
+void
+wait_note_end(bool noted)
+{
+	if (noted)
+		__atomic_store_n(&current->wait.kind, NULL, __ATOMIC_RELEASE);
+}
+
 void
 schedule_until(uint64_t deadline)
 {
+	struct thread *t = current;
 	struct timer tm;
 
 	if (deadline == UINT64_MAX) {
 		schedule();
 		return;
 	}
-	timer_init(&tm, wake_timer_fn, current);
+	timer_init(&tm, wake_timer_fn, t);
 	timer_add(&tm, deadline);
+	t->wait.deadline = deadline;
 	schedule();
+	t->wait.deadline = 0;
 	timer_del(&tm);
 }
 
 static int
 sleep_until(uint64_t deadline, bool intr)
 {
+	bool noted = wait_note("sleep", NULL, NULL, NULL);
+	int r;
+
 	for (;;) {
 		set_current_state(T_SLEEPING, intr);
 		if (now_ms() >= deadline) {
-			set_current_state(T_RUNNING, false);
-			return 0;
+			r = 0;
+			break;
 		}
 		if (intr && signal_pending()) {
-			set_current_state(T_RUNNING, false);
-			return -EINTR;
+			r = -EINTR;
+			break;
 		}
 		schedule_until(deadline);
 	}
+	set_current_state(T_RUNNING, false);
+	wait_note_end(noted);
+	return r;
 }
 
 void

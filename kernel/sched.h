@@ -10,12 +10,31 @@
 #ifndef KERNEL_SCHED_H
 #define KERNEL_SCHED_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <kernel/list.h>
 #include <kernel/lockorder.h>
 
 enum thread_state { T_RUNNING, T_SLEEPING, T_DEAD };
+
+/*
+ * A sleeping thread's wait, as far as the scheduler knows it.  kind and
+ * name come from the wait primitive that knows what the wait is for
+ * (mutex_lock: "mutex" and the mutex's name, obj the mutex; drain_wait:
+ * "drain", what drains and whose; a plain sleep: "sleep"); queue is the
+ * wait queue the thread is on (prepare_to_wait .. finish_wait), deadline
+ * the wakeup time of a timed sleep (schedule_until), 0 when none.  All
+ * names are string constants or live as long as the wait does.
+ */
+struct thread_wait {
+	const char *kind;
+	const char *what;
+	const char *name;
+	const void *obj;
+	const char *queue;
+	uint64_t deadline;
+};
 
 struct thread {
 	uint32_t esp; /* saved stack pointer while switched out */
@@ -37,6 +56,11 @@ struct thread {
 	uint64_t created_ms;
 	uint64_t runtime_ms;
 	unsigned slice_ms;
+	/* What the thread sleeps on, for `ps -w` and the hang dump
+	 * (kernel/hangdump.h).  Written by the thread itself around its
+	 * waits, read by others without a lock (a diagnostic: see
+	 * hangdump.c for why that is safe enough). */
+	struct thread_wait wait;
 	/* Ranked locks held, in the order taken (kernel/lockorder.h). */
 	struct {
 		const char *name;
@@ -68,12 +92,40 @@ __attribute__((noreturn)) void idle_loop(void);
 const char *thread_name(const struct thread *t);
 const char *thread_state_name(int state);
 
+/* Say what the calling thread is about to wait on (see struct
+ * thread_wait) and pass what it returns to wait_note_end when the wait
+ * is over.  An outer note wins: a mutex or drain that waits through a
+ * wait queue or a sleep stays named as the mutex or drain. */
+bool wait_note(const char *kind, const char *what, const char *name,
+               const void *obj);
+void wait_note_end(bool noted);
+
+/* "  12   0 S          40       31  init" (ps's columns). */
+void thread_format(const struct thread *t, char *buf, size_t size);
+/* What t waits on and holds, for `ps -w` and the hang dump:
+ * "wait=mutex:module_mutex owner=7:init queue=module_mutex.wq intr=0
+ * sig=0 held=rtnl_mutex", "wait=sleep until=+850ms intr=1 sig=0
+ * held=-"; a running thread: "wait=- sig=0 held=-", or inside a noted
+ * wait (between two looks at its condition) "wait=drain:rmmod:netsim
+ * sig=0 held=-".  Reads another
+ * thread's fields without its locks (struct thread_wait), every pointer
+ * through a fault-safe probe: call it with the thread list locked
+ * (for_each_thread*), so t itself cannot be freed. */
+void thread_format_wait(const struct thread *t, char *buf, size_t size);
+
 void msleep(unsigned ms);
 /* 0, or -EINTR if interrupted first. */
 int msleep_interruptible(unsigned ms);
 
 /* Visit every thread under the thread-list lock (fn must not sleep). */
 void for_each_thread(void (*fn)(struct thread *t, void *arg), void *arg);
+/* For the hang dump, which must not wait for a stuck CPU: take the
+ * thread-list lock if it comes within spin_ms (interrupts off; false if
+ * it stayed taken), visit threads under it, release it.  While it is
+ * held no thread (nor its stack) can be freed. */
+bool thread_list_trylock(unsigned spin_ms);
+void thread_list_unlock(void);
+void for_each_thread_locked(void (*fn)(struct thread *t, void *arg), void *arg);
 int nr_threads(void);
 
 /* Set by SMP: ask another CPU to reschedule (an idle CPU is halted). */

@@ -123,6 +123,36 @@ spin_unlock_irqrestore(spinlock_t *l, uint32_t flags)
 	local_irq_restore(flags);
 }
 
+/*
+ * One attempt, no waiting: for code that must not wait for a holder that
+ * may never let go (the hang dump).  The caller has interrupts off, as
+ * for spin_lock.  A lock this CPU already holds is busy, not a panic:
+ * the dump may interrupt its own CPU's holder.
+ */
+bool
+spin_trylock(spinlock_t *l)
+{
+	struct cpu *c = this_cpu();
+	uint32_t t = READ_ONCE(l->ticket);
+
+	if (read_eflags() & EFLAGS_IF)
+		panic("spinlock %s: spin_trylock with interrupts enabled at %p",
+		      l->name, __builtin_return_address(0));
+	if ((uint16_t)t != (uint16_t)(t >> 16) || l->owner_cpu == c->id)
+		return false;
+	/* Free when read: take the next ticket only if nobody else took
+	 * one meanwhile, so a failed attempt leaves no ticket behind. */
+	if (!__atomic_compare_exchange_n(&l->ticket, &t, t + 0x10000, false,
+	                                 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	l->owner_cpu = c->id;
+	l->owner_pc = (uintptr_t)__builtin_return_address(0);
+	c->locks_held++;
+	if (l->rank != 0)
+		lockorder_push(l->name, l->rank);
+	return true;
+}
+
 bool
 spin_is_locked(const spinlock_t *l)
 {

@@ -35,6 +35,8 @@ void spin_init(spinlock_t *l, const char *name);
 void spin_init_rank(spinlock_t *l, const char *name, int rank);
 void spin_lock(spinlock_t *l);
 void spin_unlock(spinlock_t *l);
+/* Take the lock only if it is free now (interrupts off); never waits. */
+bool spin_trylock(spinlock_t *l);
 uint32_t spin_lock_irqsave(spinlock_t *l);
 void spin_unlock_irqrestore(spinlock_t *l, uint32_t flags);
 bool spin_is_locked(const spinlock_t *l);

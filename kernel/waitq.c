@@ -4,7 +4,6 @@
 #include <kernel/waitq.h>
 #include <kernel/sched.h>
 #include <kernel/cpu.h>
-#include <kernel/cpu.h>
 
 void
 waitq_init(struct waitq *wq, const char *name)
@@ -27,6 +26,7 @@ prepare_to_wait(struct waitq *wq, struct wait_entry *w, bool interruptible)
 
 	if (list_empty(&w->link))
 		list_add_tail(&w->link, &wq->waiters);
+	current->wait.queue = wq->lock.name;
 	set_current_state(T_SLEEPING, interruptible);
 	spin_unlock_irqrestore(&wq->lock, f);
 }
@@ -37,6 +37,7 @@ finish_wait(struct waitq *wq, struct wait_entry *w)
 	uint32_t f;
 
 	set_current_state(T_RUNNING, false);
+	current->wait.queue = NULL;
 	/* Always take the lock: a waker may still be walking the list with
 	 * our entry on it, and the entry lives on our stack. */
 	f = spin_lock_irqsave(&wq->lock);

@@ -14,6 +14,7 @@
 #include <kernel/string.h>
 #include <kernel/waitq.h>
 #include <kernel/errno.h>
+#include <kernel/hangdump.h>
 #include "modloader/elf_mod.h"
 #include "modloader/load.h"
 #include "modloader/module_internal.h"
@@ -246,15 +247,24 @@ COMMAND(modinfo, "modinfo NAME",
 
 /* ---- refs --------------------------------------------------------------- */
 
+/* "netsim: refcount 1 (percpu), state GOING": refs' first line without
+ * its "used by", and the hang dump's module line. */
+static int
+module_summary(struct module *mod, char *buf, size_t size)
+{
+	return snprintf(buf, size, "%s: refcount %d (%s), state %s", mod->name,
+	                module_refcount(mod), mod->refops->name,
+	                module_state_name(mod->state));
+}
+
 static void
 refs_one(struct module *mod)
 {
-	char users[128];
+	char users[128], line[MODULE_NAME_LEN + 64];
 
 	module_used_by(mod, users, sizeof(users));
-	kprintf("%s: refcount %d (%s), state %s, used by: %s\n", mod->name,
-	        module_refcount(mod), mod->refops->name,
-	        module_state_name(mod->state), users[0] ? users : "-");
+	module_summary(mod, line, sizeof(line));
+	kprintf("%s, used by: %s\n", line, users[0] ? users : "-");
 	if (mod->refops == &module_refops_percpu) {
 		kprintf("  per-cpu:");
 		for (int i = 0; i < MAX_CPUS; i++)
@@ -299,6 +309,28 @@ cmd_refs(int argc, char **argv)
 }
 COMMAND(refs, "refs [MODULE|DEV]",
         "reference counts and holders of a module (or of all)", cmd_refs);
+
+/*
+ * The hang dump's module list: lockless, as module_by_addr walks it (a
+ * module is freed a grace period after it left the list, and the dump
+ * is a read-side section).  Without "used by": that list changes under
+ * module_mutex only, which the dump must not wait for.
+ */
+static void
+modules_hangdump(void)
+{
+	char line[MODULE_NAME_LEN + 64];
+	int n = 0;
+
+	for (struct list_head *p = list_next_rcu(&modules); p != &modules;
+	     p = list_next_rcu(p), n++) {
+		module_summary(list_entry(p, struct module, list), line,
+		               sizeof(line));
+		hangdump_printf("module %s", line);
+	}
+	hangdump_printf("modules: %d loaded", n);
+}
+HANGDUMP_PART(modules, modules_hangdump);
 
 /* ---- modcycle ------------------------------------------------------------ */
 

@@ -158,7 +158,12 @@ static int
 wait_released(struct module *mod)
 {
 	struct release_wait w = {.mod = mod};
-	struct drain d = {released, release_report, &w, true};
+	struct drain d = {.done = released,
+	                  .report = release_report,
+	                  .arg = &w,
+	                  .interruptible = true,
+	                  .what = "rmmod",
+	                  .name = mod->name};
 
 	if (drain_wait(&d) != 0)
 		return abandon(mod);

@@ -87,13 +87,19 @@ async_thread(void *p)
 struct kt_async *
 kt_async_start(const char *name, int (*fn)(void *), void *arg)
 {
+	return kt_async_start_on(name, fn, arg, -1);
+}
+
+struct kt_async *
+kt_async_start_on(const char *name, int (*fn)(void *), void *arg, int cpu)
+{
 	struct kt_async *a = kt_shared_alloc(sizeof(*a), 2);
 
 	if (a == NULL)
 		return NULL;
 	a->fn = fn;
 	a->arg = arg;
-	a->thread = thread_create(name, async_thread, a, -1);
+	a->thread = thread_create(name, async_thread, a, cpu);
 	if (a->thread == NULL) {
 		kt_shared_put(a);
 		kt_shared_put(a);

@@ -58,6 +58,9 @@ struct kt_async {
 	volatile int done;
 };
 struct kt_async *kt_async_start(const char *name, int (*fn)(void *), void *arg);
+/* The same on CPU cpu (-1: any, as kt_async_start). */
+struct kt_async *kt_async_start_on(const char *name, int (*fn)(void *),
+                                   void *arg, int cpu);
 
 /* An online CPU other than the caller's, or -1 on a uniprocessor. */
 int kt_other_cpu(void);

@@ -112,7 +112,12 @@ allrefs_report(void *dev, unsigned seconds)
 int
 netdev_wait_allrefs(struct net_device *dev, bool interruptible)
 {
-	struct drain d = {allrefs_gone, allrefs_report, dev, interruptible};
+	struct drain d = {.done = allrefs_gone,
+	                  .report = allrefs_report,
+	                  .arg = dev,
+	                  .interruptible = interruptible,
+	                  .what = "unregister",
+	                  .name = dev->name};
 
 	ASSERT_NO_RTNL();
 	ASSERT(dev->reg_state == NETREG_UNREGISTERING &&

@@ -37,6 +37,32 @@ struct e2e {
 	const char *iso; /* NULL: the fake, which exists */
 };
 
+/* A case's run log (in LOGS) and regexes it must match, in this order. */
+struct e2e_log {
+	const char *name; /* the case */
+	const char *log;
+	const char *want[MAXRE];
+};
+
+static const struct e2e_log logs[] = {
+    {"hang_times_out",
+     "hang-default.log",
+     {"^### harness: FAIL: line 4: timeout .*; hang dump follows in the "
+      "log$",
+      "^### harness: hang dump: sending Ctrl-T \\(0x14\\)",
+      "^hangdump: begin \\(serial Ctrl-T", "^hangdump:     \\[<c0101234>\\] ",
+      "^hangdump: end \\(2 threads, 1 ms\\)$",
+      "^### harness: hang dump: complete, 9 lines$"}},
+    {"hang_dump_dead_guest_bounded",
+     "hang-freeze-default.log",
+     {"^### harness: hang dump: sending Ctrl-T",
+      "^### harness: hang dump: none: the guest said nothing"}},
+    {"hang_dump_cut_short",
+     "hang-cut-default.log",
+     {"^hangdump: begin", "^hangdump:     \\[<c0101234>\\] ",
+      "^### harness: hang dump: cut short after 5 lines"}},
+};
+
 static const struct e2e cases[] = {
     {"all_good",
      "pass.scn",
@@ -49,15 +75,44 @@ static const struct e2e cases[] = {
      {"not ok"},
      0,
      NULL},
+    /* A timeout asks the guest for its hang dump (Ctrl-T) before QEMU
+     * is stopped: the failure says so, the log has the dump right after
+     * the failure line, the TAP diagnostics its threads and modules. */
     {"hang_times_out",
      "hang.scn",
      1,
      1,
      {"^not ok 1 - hang\\[default\\] # line 4: timeout after 2s waiting "
-      "for /\\^never printed\\$/",
+      "for /\\^never printed\\$/; last output .*; hang dump follows in "
+      "the log$",
+      "^# hang dump: 9 lines in the log; its threads and modules:$",
+      "^#   hangdump: thread +5 +0 S .*  init  wait=mutex:module_mutex "
+      "owner=9:stress ",
+      "^#   hangdump: module fake: refcount 1 \\(percpu\\), state GOING$",
       "^# log: " LOGS "/hang-default\\.log$", "^0 passed, 1 failed$"},
      {0},
      10,
+     NULL},
+    /* A guest that answers nothing costs a few seconds, no more. */
+    {"hang_dump_dead_guest_bounded",
+     "hang-freeze.scn",
+     1,
+     1,
+     {"^not ok 1 - hang-freeze\\[default\\] # line 6: timeout after 2s "
+      "waiting for .*; hang dump follows in the log$",
+      "^# hang dump: none: the guest said nothing after Ctrl-T "},
+     {"^#   hangdump:"},
+     8,
+     NULL},
+    {"hang_dump_cut_short",
+     "hang-cut.scn",
+     1,
+     1,
+     {"; hang dump follows in the log$",
+      "^# hang dump: cut short after 5 lines \\(no end line in time\\)$",
+      "^#   hangdump: thread +5 "},
+     {0},
+     8,
      NULL},
     {"boot_hang_times_out",
      "boot-hang.scn",
@@ -74,7 +129,8 @@ static const struct e2e cases[] = {
      1,
      {"^not ok 1 - panic\\[default\\] # kernel panic: oops in rmmod$",
       "^#   backtrace: \\[<c0101234>\\] fake_panic\\+0x14$"},
-     {0},
+     /* Only a timeout asks for a hang dump. */
+     {"hang dump"},
      0,
      NULL},
     {"expected_panic_passes",
@@ -328,6 +384,35 @@ matches(const char *text, const char *re_src)
 	return hit;
 }
 
+/* The run's log matches each of c->want, in this order. */
+static void
+check_log(const struct e2e_log *c, char *why, size_t size)
+{
+	char *path = xasprintf("%s/%s", LOGS, c->log), *log = read_file(path);
+	const char *at = log;
+
+	free(path);
+	if (log == NULL) {
+		snprintf(why, size, "no log %s", c->log);
+		return;
+	}
+	for (int i = 0; i < MAXRE && c->want[i] && !why[0]; i++) {
+		regmatch_t m;
+		regex_t re;
+
+		if (regcomp(&re, c->want[i], REG_EXTENDED | REG_NEWLINE) != 0 ||
+		    regexec(&re, at, 1, &m, at == log ? 0 : REG_NOTBOL) != 0)
+			snprintf(why, size, "log %s: missing /%s/ (in order)",
+			         c->log, c->want[i]);
+		else
+			at += m.rm_eo;
+		regfree(&re);
+	}
+	if (why[0])
+		fprintf(stderr, "---- %s: log ----\n%s----\n", c->name, log);
+	free(log);
+}
+
 /* Returns NULL on success, else what went wrong (static). */
 static const char *
 check(const struct e2e *c)
@@ -350,6 +435,9 @@ check(const struct e2e *c)
 	if (!why[0] && c->max_seconds && ms > c->max_seconds * 1000)
 		snprintf(why, sizeof(why), "took %dms, limit %ds", ms,
 		         c->max_seconds);
+	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]) && !why[0]; i++)
+		if (strcmp(logs[i].name, c->name) == 0)
+			check_log(&logs[i], why, sizeof(why));
 	if (why[0])
 		fprintf(stderr, "---- %s: harness output ----\n%s----\n",
 		        c->name, out);

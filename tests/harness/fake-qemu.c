@@ -5,11 +5,15 @@
  * and exit statuses as isa-debug-exit produces them (33 poweroff, 35 test
  * failure, 37 panic, 0 reset).  Commands that misbehave on purpose (hang,
  * panic, reset, broken KTAP) let the self-tests prove the harness catches
- * each failure.  Boot-time behaviour comes from -append, like the kernel:
+ * each failure.  A hung shell (`hang`, `hang cut`, fake.boot=hang) still
+ * answers Ctrl-T with a hang dump, as the kernel does from its serial
+ * interrupt; `freeze` answers nothing.  Boot-time behaviour comes from
+ * -append, like the kernel:
  *   fake.boot=hang|panic  ktest=all
  * FAKE_QEMU_PIDFILE=path makes it record its pid (to check it was killed).
  */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,11 +74,56 @@ outl(const char *s)
 	out("\r\n");
 }
 
+/* A guest that is gone: not even Ctrl-T gets an answer. */
 static void
-hang(void)
+freeze(void)
 {
 	for (;;)
 		pause();
+}
+
+/* The hang dump's shape (kernel/hangdump.h); cut: no end line. */
+static void
+hang_dump(bool cut)
+{
+	outl("hangdump: begin (serial Ctrl-T, cpu 0, up 1.000 s)");
+	outl("hangdump: cpu   0    0 online   init     10    20     3 "
+	     "irq_depth=1 spinlocks=1 preempt_off=1 need_resched=0 "
+	     "runnable=0 rq_lock=free (dumping)");
+	outl("hangdump: threads:  TID CPU ST   SWITCHES   CPU(ms) NAME  WAIT");
+	outl("hangdump: thread    5   0 S          12        3  init  "
+	     "wait=mutex:module_mutex owner=9:stress queue=module_mutex.wq "
+	     "intr=0 sig=0 held=rtnl_mutex");
+	outl("hangdump:     [<c0101234>] fake_mutex_lock+0x14/0x40");
+	if (cut)
+		return;
+	outl("hangdump: thread    9   0 S          40        7  stress  "
+	     "wait=sleep until=+100ms intr=0 sig=0 held=module_mutex");
+	outl("hangdump: module fake: refcount 1 (percpu), state GOING");
+	outl("hangdump: modules: 1 loaded");
+	outl("hangdump: end (2 threads, 1 ms)");
+}
+
+/* A guest whose shell is stuck, like a command that never returns: input
+ * is not read as lines any more, but Ctrl-T still prints the hang dump
+ * from the serial interrupt.  With cut, the dump stops half way. */
+static void
+hang_cut(bool cut)
+{
+	char c;
+
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			freeze();
+		if (c == 0x14)
+			hang_dump(cut);
+	}
+}
+
+static void
+hang(void)
+{
+	hang_cut(false);
 }
 
 static void
@@ -185,7 +234,8 @@ execute(char *line)
 	if (strcmp(line, "echo") == 0) {
 		outl(arg);
 	} else if (strcmp(line, "help") == 0) {
-		outl("echo args ktest panic hang reset segv poweroff log spam");
+		outl("echo args ktest panic hang freeze reset segv poweroff "
+		     "log spam");
 	} else if (strcmp(line, "args") == 0) {
 		print_args();
 	} else if (strcmp(line, "ktest") == 0) {
@@ -193,7 +243,9 @@ execute(char *line)
 	} else if (strcmp(line, "panic") == 0) {
 		panic(*arg ? arg : "requested from the shell");
 	} else if (strcmp(line, "hang") == 0) {
-		hang();
+		hang_cut(strcmp(arg, "cut") == 0);
+	} else if (strcmp(line, "freeze") == 0) {
+		freeze();
 	} else if (strcmp(line, "reset") == 0) {
 		exit(0);
 	} else if (strcmp(line, "segv") == 0) {
@@ -223,7 +275,7 @@ shell(void)
 	out("modref> ");
 	for (;;) {
 		if (read(0, &c, 1) != 1)
-			hang(); /* like QEMU: stdin closing is no reason to exit
+			freeze(); /* like QEMU: stdin closing is no reason to exit
 			         */
 		if (c == 3) {
 			outl("^C");

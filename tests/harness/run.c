@@ -20,23 +20,31 @@
 
 volatile pid_t run_qemu_pgrp, run_host_pgrp;
 
+/* run_fail with suffix after the formatted message. */
+static void
+run_vfail(struct run *R, const char *suffix, const char *fmt, va_list ap)
+{
+	char *msg, *full;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		return;
+	full = xasprintf("%s%s", msg, suffix);
+	free(msg);
+	console_note(&R->con, "FAIL: %s", full);
+	if (R->fail == NULL)
+		R->fail = full;
+	else
+		free(full);
+}
+
 void
 run_fail(struct run *R, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	run_vfail(R, "", fmt, ap);
 	va_end(ap);
-	if (msg == NULL)
-		return;
-	console_note(&R->con, "FAIL: %s", msg);
-	if (R->fail == NULL)
-		R->fail = msg;
-	else
-		free(msg);
 }
 
 /*
@@ -212,6 +220,156 @@ last_output(struct run *R)
 	                    : xasprintf("'%.*s'", (int)(end - start), start);
 }
 
+/*
+ * The guest's hang dump (kernel/hangdump.h, docs/commands.md): after a
+ * wait timed out, while QEMU still runs, send Ctrl-T and let the dump
+ * reach the log right after the failure line, so whoever reads a failed
+ * run sees which thread waits where and which locks are held.  Bounded
+ * twice, so a dead guest costs little: the guest must say something
+ * within HANGDUMP_QUIET_MS of the request and of each line it sends (a
+ * guest that ignores Ctrl-T, e.g. one whose CPU 0 is stuck with
+ * interrupts off, costs that much), and the dump must end within
+ * HANGDUMP_MAX_MS.  Both scale with load like every timeout, up to a cap.
+ */
+#define HANGDUMP_BYTE       "\x14"
+#define HANGDUMP_BEGIN      "hangdump: begin"
+#define HANGDUMP_END        "hangdump: end"
+#define HANGDUMP_QUIET_MS   3000
+#define HANGDUMP_MAX_MS     20000
+#define HANGDUMP_DIAG_LINES 40
+
+static bool
+guest_running(const struct run *R)
+{
+	return R->qemu > 0 && !R->exited && R->con.out_fd >= 0;
+}
+
+static int
+capped_ms(const struct run *R, int ms, int cap)
+{
+	int scaled = run_ms(R, ms);
+
+	return scaled < cap ? scaled : cap;
+}
+
+/* One dump line for the TAP diagnostics: threads and modules only (the
+ * stacks and CPUs stay in the log), at most HANGDUMP_DIAG_LINES. */
+static void
+hang_dump_keep(struct run *R, const char *line, int *kept)
+{
+	const char *l = strstr(line, "hangdump: ");
+
+	if (l == NULL || !(starts_with(l, "hangdump: thread ") ||
+	                   starts_with(l, "hangdump: module ")))
+		return;
+	if (++*kept <= HANGDUMP_DIAG_LINES)
+		sb_addf(&R->hangdump, "  %s\n", l);
+}
+
+static void
+hang_dump(struct run *R)
+{
+	int quiet = capped_ms(R, HANGDUMP_QUIET_MS, 15000);
+	int64_t now = now_ms(),
+	        until = now + capped_ms(R, HANGDUMP_MAX_MS, 60000),
+	        quiet_until = now + quiet;
+	int lines = 0, kept = 0, rc = 1;
+	bool begun = false, ended = false;
+	char err[256], *line;
+
+	/* Whatever was waiting to be read is history, not the dump. */
+	while ((line = console_line(&R->con)) != NULL)
+		free(line);
+	console_note(&R->con,
+	             "hang dump: sending Ctrl-T (0x14); the guest's state "
+	             "follows (docs/commands.md, the hang dump)");
+	if (console_send(&R->con, HANGDUMP_BYTE, 1, err, sizeof(err)) < 0) {
+		console_note(&R->con, "hang dump: cannot send: %s", err);
+		sb_addf(&R->hangdump, "hang dump: none: cannot send: %s\n",
+		        err);
+		return;
+	}
+	while (!ended && rc >= 0) {
+		while (!ended && (line = console_line(&R->con)) != NULL) {
+			quiet_until = now_ms() + quiet;
+			if (!begun && strstr(line, HANGDUMP_BEGIN) != NULL)
+				begun = true;
+			if (begun) {
+				lines++;
+				hang_dump_keep(R, line, &kept);
+				ended = starts_with(line, HANGDUMP_END);
+			}
+			free(line);
+		}
+		now = now_ms();
+		if (ended || now >= quiet_until || now >= until)
+			break;
+		rc = console_read(
+		    &R->con,
+		    (int)(quiet_until - now > 200 ? 200 : quiet_until - now));
+	}
+	if (rc < 0) {
+		console_flush_partial(&R->con);
+		reap_qemu(R);
+	}
+	if (ended) {
+		console_note(&R->con, "hang dump: complete, %d lines", lines);
+		if (kept > HANGDUMP_DIAG_LINES)
+			sb_addf(&R->hangdump, "  ... %d more\n",
+			        kept - HANGDUMP_DIAG_LINES);
+		line = xasprintf("hang dump: %d lines in the log; its threads "
+		                 "and modules:\n",
+		                 lines);
+	} else if (begun) {
+		line =
+		    xasprintf("hang dump: cut short after %d lines (%s)", lines,
+		              rc < 0 ? "QEMU exited" : "no end line in time");
+	} else {
+		line = xasprintf(
+		    "hang dump: none: %s",
+		    rc < 0 ? "QEMU exited"
+		           : "the guest said nothing after Ctrl-T (its "
+		             "serial interrupt CPU may be stuck with "
+		             "interrupts off)");
+	}
+	if (!ended)
+		console_note(&R->con, "%s", line);
+	/* The summary line goes first. */
+	{
+		struct strbuf sb;
+
+		sb_init(&sb);
+		sb_adds(&sb, line);
+		if (line[strlen(line) - 1] != '\n')
+			sb_adds(&sb, "\n");
+		if (R->hangdump.len > 0)
+			sb_add(&sb, R->hangdump.buf, R->hangdump.len);
+		sb_free(&R->hangdump);
+		R->hangdump = sb;
+	}
+	free(line);
+}
+
+/*
+ * run_fail for a console wait that timed out; if the guest still runs,
+ * the message says a hang dump follows and hang_dump() fetches it.
+ */
+static void fail_timeout(struct run *R, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+fail_timeout(struct run *R, const char *fmt, ...)
+{
+	bool dump = guest_running(R) && R->fail == NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	run_vfail(R, dump ? "; hang dump follows in the log" : "", fmt, ap);
+	va_end(ap);
+	if (dump)
+		hang_dump(R);
+}
+
 enum wait_kind { W_MATCH, W_EXIT, W_SLEEP };
 
 /*
@@ -249,19 +407,19 @@ wait_for(struct run *R, const struct directive *d, enum wait_kind kind,
 				return 0;
 			}
 			if (now >= R->deadline)
-				run_fail(R,
-				         "line %d: run limit of %ds reached "
-				         "while waiting for %s",
-				         d->line,
-				         run_ms(R, R->s->limit_ms) / 1000,
-				         what);
+				fail_timeout(
+				    R,
+				    "line %d: run limit of %ds reached "
+				    "while waiting for %s",
+				    d->line, run_ms(R, R->s->limit_ms) / 1000,
+				    what);
 			else
-				run_fail(R,
-				         "line %d: timeout after %ds waiting "
-				         "for %s; last output %s",
-				         d->line,
-				         run_ms(R, d->timeout_ms) / 1000, what,
-				         last);
+				fail_timeout(
+				    R,
+				    "line %d: timeout after %ds waiting "
+				    "for %s; last output %s",
+				    d->line, run_ms(R, d->timeout_ms) / 1000,
+				    what, last);
 			free(last);
 			return -1;
 		}
@@ -337,11 +495,11 @@ do_poll(struct run *R, const struct directive *d, const regex_t *prompt_re)
 		if (now_ms() >= until || now_ms() >= R->deadline) {
 			char *last = last_output(R);
 
-			run_fail(R,
-			         "line %d: poll: '%s' never printed /%s/ "
-			         "in %ds; last output %s",
-			         d->line, d->text, d->aux,
-			         run_ms(R, d->timeout_ms) / 1000, last);
+			fail_timeout(R,
+			             "line %d: poll: '%s' never printed /%s/ "
+			             "in %ds; last output %s",
+			             d->line, d->text, d->aux,
+			             run_ms(R, d->timeout_ms) / 1000, last);
 			free(last);
 			return -1;
 		}
@@ -431,7 +589,13 @@ do_ktap(struct run *R, const struct directive *d)
 	} else {
 		ktap_finish(&k, why);
 		report_ktap(R, &k);
-		if (why != NULL && R->fail == NULL)
+		if (why != NULL && R->fail == NULL &&
+		    (strcmp(why, "timeout") == 0 ||
+		     strcmp(why, "run limit") == 0))
+			fail_timeout(R,
+			             "line %d: ktap: output ended early (%s)",
+			             d->line, why);
+		else if (why != NULL && R->fail == NULL)
 			run_fail(R, "line %d: ktap: output ended early (%s)",
 			         d->line, why);
 		if (d->text != NULL && !ktap_has_suite(&k, d->text))
@@ -879,6 +1043,14 @@ finish(struct run *R)
 			settle_captures(R);
 		return;
 	}
+	if (R->hangdump.len > 0) {
+		char *rep = xstrdup(R->hangdump.buf), *save = NULL;
+
+		for (char *l = strtok_r(rep, "\n", &save); l;
+		     l = strtok_r(NULL, "\n", &save))
+			report_diag(R->r, l);
+		free(rep);
+	}
 	if (R->con.panic) {
 		char *rep = xstrdup(R->con.report.buf), *save = NULL;
 
@@ -925,6 +1097,7 @@ run_once(const struct script *s, const char *profile, const struct run_opts *o,
 	R.log_path = xstrdup(log_path);
 	R.deadline = now_ms() + run_ms(&R, s->limit_ms);
 	console_init(&R.con, -1, -1, NULL);
+	sb_init(&R.hangdump);
 	R.tap.index = -1;
 	R.tap.fd[0] = R.tap.fd[1] = -1;
 	if (profile_load(&prof, o->profile_dir, profile, err, sizeof(err)) <
@@ -951,6 +1124,7 @@ out:
 	if (R.log != NULL)
 		fclose(R.log);
 	free(R.stamps);
+	sb_free(&R.hangdump);
 	free(R.fail);
 	free(R.skip);
 	free(R.name);

@@ -50,6 +50,9 @@ struct run {
 	char *skip;        /* why the run could not happen, if not a failure */
 	/* The run's archive of boot modules, removed at the end. */
 	char *initrd;
+	/* After a timeout: what the guest's hang dump gave, for the TAP
+	 * diagnostics (run.c, hang_dump). */
+	struct strbuf hangdump;
 	int line;             /* directive being executed, for messages */
 	struct stamp *stamps; /* by directive index, once a stamp ran */
 };
