@@ -557,7 +557,7 @@ check_tap(bool *skip)
 {
 	static char why[256];
 	const char *stale = LOGS "/tap-stale.pid";
-	char *out, cmd[512];
+	char *out, cmd[1024];
 	struct e2e c = {.name = "tap", .files = "tap.scn", .jobs = 2};
 	pid_t dead;
 	int ms, ws;
@@ -570,13 +570,18 @@ check_tap(bool *skip)
 	if (dead == 0)
 		_exit(0);
 	waitpid(dead, NULL, 0);
+	/* The harness finds the process through `ip netns pids`: wait
+	 * (bounded) until it has entered the namespace, or on a busy host
+	 * the harness can look before it has and never see it. */
 	snprintf(
 	    cmd, sizeof(cmd),
 	    "ip netns del modref-tap255 2>/dev/null; mkdir -p /run/modref-tap "
 	    "&& ip netns add modref-tap255 && echo '%d 0' > "
 	    "/run/modref-tap/255.owner && (setsid ip netns exec "
-	    "modref-tap255 sleep 300 > /dev/null 2>&1 & echo $! > %s)",
-	    (int)dead, stale);
+	    "modref-tap255 sleep 300 > /dev/null 2>&1 & echo $! > %s) && "
+	    "for i in $(seq 300); do ip netns pids modref-tap255 | grep -qx "
+	    "\"$(cat %s)\" && exit 0; sleep 0.1; done; exit 1",
+	    (int)dead, stale, stale);
 	if (sh(cmd) != 0)
 		return "could not fake a stale namespace";
 	ws = run_harness(&c, &out, &ms);
