@@ -20,3 +20,31 @@ $(HOSTBIN)/bench-report: tests/bench/report.c
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
 
 host: $(HOSTBIN)/bench-report
+
+$(HOSTBIN)/tbprof: tests/bench/tbprof.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
+
+host: $(HOSTBIN)/tbprof
+
+# Guest instructions per UDP echo, the stack against the bounce loop,
+# per NIC: bench-boot -u under QEMU's TCG log (-d in_asm,exec,nochain)
+# written into a FIFO that tbprof reads as it goes (the log is hundreds
+# of MB a second), cut at each console command.  Counts, not times: the
+# machine's load does not move them.  BENCH_INSNS_SECS per phase.
+BENCH_INSNS_SECS ?= 0.5
+bench-insns: deps all
+	@mkdir -p $(BUILD)/bench
+	$(KNM) -n $(KERNEL) > $(BUILD)/bench/kernel.nm
+	@: > $(BUILD)/bench/insns.txt; for d in e1000 virtio_net; do \
+		fifo=$(BUILD)/bench/tcg-$$d.fifo; rm -f $$fifo; mkfifo $$fifo; \
+		$(HOSTBIN)/tbprof -s $(BUILD)/bench/kernel.nm -u echo=udp_rcv \
+			-u bounce=netif_bounce $$fifo > $(BUILD)/bench/insns-$$d.txt & \
+		$(HOSTBIN)/bench-boot -u $(BENCH_INSNS_SECS) -n 1 -d $$d -a netautoload=0 \
+			-i $(BUILD)/modules/e1000.ko,$(BUILD)/modules/virtio_net.ko \
+			-e -d -e in_asm,exec,nochain -e -D -e $$fifo $(KERNEL) \
+			> $(BUILD)/bench/insns-$$d.boot.txt || exit 1; \
+		wait $$! || exit 1; rm -f $$fifo; \
+		sed "s/^tbprof:/bench: insns: $$d:/" $(BUILD)/bench/insns-$$d.txt >> $(BUILD)/bench/insns.txt; \
+	done; grep 'per-unit' $(BUILD)/bench/insns.txt
+.PHONY: bench-insns
