@@ -252,6 +252,21 @@ on_modcycle(struct line *l, const char *file, void *ctx)
 	    tok_num(l, 7);
 }
 
+/* rmmod-idle.scn's "rmmod: e1000: unloaded after X ms", in order: the
+ * first after boot, two right after insmod, two after a pause. */
+static double idle_rmmod[5];
+static int n_idle_rmmod;
+
+static void
+on_idle_rmmod(struct line *l, const char *file, void *ctx)
+{
+	(void)file;
+	(void)ctx;
+	if (l->ntok >= 6 && strcmp(l->tok[2], "unloaded") == 0 &&
+	    n_idle_rmmod < 5)
+		idle_rmmod[n_idle_rmmod++] = tok_num(l, 4);
+}
+
 static void
 on_boot(struct line *l, const char *file, void *ctx)
 {
@@ -654,6 +669,16 @@ report(FILE *f)
 		        "|\n|---|---|---|\n");
 		print_rows(f, &modcycle, 2, "%.1f");
 	}
+	if (n_idle_rmmod == 5) {
+		double *v = idle_rmmod;
+
+		fprintf(f,
+		        "\n## Idle rmmod e1000 (guest clock, "
+		        "tests/bench/rmmod-idle.scn)\n\n| first after boot | "
+		        "right after insmod | after a 0.5 s pause |\n|---|---|"
+		        "---|\n| %.3f ms | %.3f / %.3f ms | %.3f / %.3f ms |\n",
+		        v[0], v[1], v[2], v[3], v[4]);
+	}
 	if (typed.n) {
 		fprintf(f,
 		        "\n## Module load/unload typed at the console (e1000, "
@@ -776,6 +801,8 @@ main(int argc, char **argv)
 	each_line("logs/devref-contended-*.log",
 	          "bench: devref-contended:", on_contended, NULL);
 	each_line("logs/modcycle-*.log", "modcycle:", on_modcycle, NULL);
+	each_line("logs/rmmod-idle-*.log", "rmmod: e1000: unloaded",
+	          on_idle_rmmod, NULL);
 	each_line("boot.txt", "bench: boot", on_boot, NULL);
 	each_line("typed.txt", "bench: typed:", on_typed, NULL);
 	each_line("udp.txt", "bench: udp", on_udp, NULL);
