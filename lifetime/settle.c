@@ -5,7 +5,10 @@
  * whatever the run left loaded (rmmod -f, users first), loads again what
  * it unloaded, puts each device's up/down state back, waits for the
  * counts to come back to the snapshot's (timed holders and TIME_WAIT
- * end by themselves) and runs every invariant checker.  Every
+ * end by themselves) and runs every invariant checker.  Registered
+ * devices are not all: in refmode=legacy an unregistered device lives on
+ * off every list until a timed holder drops its last reference, so the
+ * snapshot also counts the live device and holder objects.  Every
  * difference is reported; none is tolerated.
  */
 #include "lifetime/lifetime.h"
@@ -14,6 +17,7 @@
 #include <kernel/errno.h>
 #include <kernel/invariant.h>
 #include <kernel/kmalloc.h>
+#include <kernel/memtag.h>
 #include <kernel/rcu.h>
 #include <kernel/sched.h>
 #include <kernel/shell.h>
@@ -22,6 +26,10 @@
 #define SNAP_MAX    16
 #define SETTLE_MS   30000
 #define UNLOAD_TRYS 16
+
+/* Tags whose live objects must come back to the start's count. */
+static const char *const counted_tags[] = {"netdev", "devhold"};
+#define NCOUNTED (sizeof(counted_tags) / sizeof(counted_tags[0]))
 
 struct snap_mod {
 	char name[MODULE_NAME_LEN];
@@ -39,6 +47,8 @@ struct lt_snapshot {
 	int nmods;
 	struct snap_dev devs[SNAP_MAX];
 	int ndevs;
+	/* Live objects of the tags below, unregistered devices included. */
+	int32_t objs[NCOUNTED];
 };
 
 static void
@@ -66,6 +76,8 @@ take(struct lt_snapshot *s)
 		d->refs = netdev_refcnt_read(dev);
 	}
 	rcu_read_unlock();
+	for (size_t i = 0; i < NCOUNTED; i++)
+		s->objs[i] = memtag_at(memtag_index(counted_tags[i]))->objs;
 }
 
 struct lt_snapshot *
@@ -230,6 +242,16 @@ compare(const struct lt_snapshot *start, bool report)
 				       "stress: end state: device %s gone\n",
 				       start->devs[i].name);
 		}
+	}
+	for (size_t i = 0; i < NCOUNTED; i++) {
+		if (now.objs[i] == start->objs[i])
+			continue;
+		bad++;
+		if (report)
+			printk(LOG_ERR,
+			       "stress: end state: %d live %s object(s) "
+			       "(start: %d)\n",
+			       now.objs[i], counted_tags[i], start->objs[i]);
 	}
 	return bad;
 }
