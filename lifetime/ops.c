@@ -11,6 +11,7 @@
 #include "lifetime/lifetime.h"
 #include "modloader/module_internal.h"
 #include "net/ipv4/inet.h"
+#include <kernel/hangdump.h>
 #include <kernel/errno.h>
 #include <kernel/invariant.h>
 #include <kernel/panic.h>
@@ -41,11 +42,23 @@ dev_of(uint32_t arg)
 	return devnames[arg % NDEVS];
 }
 
+static bool tcp_waits_for_peer(const char *line);
+
+/* The op's Ctrl-C.  A watchdog firing on a wait that should have ended
+ * by itself (watchdog_arm) dumps the guest's state first (Ctrl-T's dump,
+ * kernel/hangdump.h), while the stuck thread still waits: the run then
+ * fails, and its log says on what.  Not for tcp.ko waiting for TCP
+ * peers, which the run accepts (rmmod_stuck); out.kept is read racily
+ * here, which at worst costs or spares one dump. */
 void
 lt_intr_fire(struct timer *t)
 {
 	struct lt_worker *w = t->data;
+	const char *what = w->watched;
 
+	if (what != NULL && !(strcmp(what, "rmmod tcp") == 0 &&
+	                      tcp_waits_for_peer(w->out.kept)))
+		hangdump(what);
 	thread_signal(w->thread);
 }
 
@@ -56,11 +69,28 @@ intr_arm(struct lt_worker *w, unsigned ms)
 	timer_add(&w->intr_timer, now_ms() + ms);
 }
 
+/* Arm the watchdog of a wait that should end by itself: what names it
+ * in the hang dump if it fires. */
+static void watchdog_arm(struct lt_worker *w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void
+watchdog_arm(struct lt_worker *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->watched_buf, sizeof(w->watched_buf), fmt, ap);
+	va_end(ap);
+	w->watched = w->watched_buf;
+	intr_arm(w, w->run->p.watchdog_ms);
+}
+
 /* Disarm, and forget a signal that came after the op ended. */
 static void
 intr_disarm(struct lt_worker *w)
 {
-	timer_del(&w->intr_timer);
+	timer_del(&w->intr_timer); /* waits for a running lt_intr_fire */
+	w->watched = NULL;
 	clear_signal();
 }
 
@@ -247,7 +277,7 @@ rmmod_waiting(struct lt_worker *w, uint32_t arg, int flags)
 	int r;
 
 	w->out.keep = ": waiting ";
-	intr_arm(w, w->run->p.watchdog_ms);
+	watchdog_arm(w, flags & RMMOD_FORCE ? "rmmod -f %s" : "rmmod %s", name);
 	r = module_unload(name, flags | RMMOD_QUIET);
 	intr_disarm(w);
 	/* The engine's verdict below is the only ETIMEDOUT of this op. */
@@ -313,7 +343,10 @@ op_nsim_del(struct lt_worker *w, uint32_t arg)
 	bool intr = ((arg >> 8) & 3) == 0;
 	int r;
 
-	intr_arm(w, intr ? (arg >> 10) % INTR_MAX_MS : w->run->p.watchdog_ms);
+	if (intr)
+		intr_arm(w, (arg >> 10) % INTR_MAX_MS);
+	else
+		watchdog_arm(w, "netsim del nsim%u", arg % 4);
 	r = exec("netsim del nsim%u", arg % 4);
 	intr_disarm(w);
 	if (r == -EINTR && !intr)
