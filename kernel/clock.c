@@ -69,6 +69,20 @@ now_ms(void)
 	return now_ns() / 1000000;
 }
 
+uint64_t
+clock_stamp(void)
+{
+	return rdtsc();
+}
+
+uint64_t
+clock_stamp_age_ms(uint64_t stamp)
+{
+	uint64_t now = rdtsc();
+
+	return now > stamp ? tsc_to_ns(now - stamp) / 1000000 : 0;
+}
+
 void
 udelay(unsigned us)
 {

@@ -29,6 +29,17 @@ uint64_t now_ms(void);
 #define USEC_MS_FMT "%llu.%03u"
 #define USEC_MS(us) (unsigned long long)((us) / 1000), (unsigned)((us) % 1000)
 
+/*
+ * Stamps, for bookkeeping written often and read rarely (when a device
+ * reference was taken, when a cached route was last used): a stamp is
+ * one rdtsc, with neither the conversion nor the cross-CPU ordering of
+ * now_*(), so on the packet path it costs a few instructions instead of
+ * a compare-and-swap and a 64-bit division.  An age is never negative
+ * (a stamp from a CPU whose TSC runs ahead counts as age 0).
+ */
+uint64_t clock_stamp(void);
+uint64_t clock_stamp_age_ms(uint64_t stamp);
+
 /* Calibrate the TSC and start the clock at 0 (boot CPU, interrupts off). */
 void clock_init(void);
 

@@ -23,6 +23,10 @@ struct memtag {
  * the table's end are accounted to "other"). */
 int memtag_index(const char *name);
 struct memtag *memtag_at(int i);
+/* The lookup cache's slot for a name (memtag.c), for the kmalloc suite to
+ * find two names that share one. */
+#define MEMTAG_CACHE_SLOTS 64
+unsigned memtag_cache_slot(const char *name);
 int memtag_count(void);
 
 static inline void

@@ -190,6 +190,54 @@ kmalloc_tags_separate(struct ktest *t)
 	KEXPECT_EQ(t, o->bytes, ob);
 }
 
+/* Two tags whose names share a slot of memtag_index's cache, looked up
+ * in turn: each lookup must still name its own tag (the cache is only a
+ * hint), and a copy of a name at another address finds the same tag. */
+static void
+memtag_cache_shared_slot(struct ktest *t)
+{
+	static const char pool[MEMTAG_CACHE_SLOTS + 1][8] = {
+	    "kt-t00", "kt-t01", "kt-t02", "kt-t03", "kt-t04", "kt-t05",
+	    "kt-t06", "kt-t07", "kt-t08", "kt-t09", "kt-t10", "kt-t11",
+	    "kt-t12", "kt-t13", "kt-t14", "kt-t15", "kt-t16", "kt-t17",
+	    "kt-t18", "kt-t19", "kt-t20", "kt-t21", "kt-t22", "kt-t23",
+	    "kt-t24", "kt-t25", "kt-t26", "kt-t27", "kt-t28", "kt-t29",
+	    "kt-t30", "kt-t31", "kt-t32", "kt-t33", "kt-t34", "kt-t35",
+	    "kt-t36", "kt-t37", "kt-t38", "kt-t39", "kt-t40", "kt-t41",
+	    "kt-t42", "kt-t43", "kt-t44", "kt-t45", "kt-t46", "kt-t47",
+	    "kt-t48", "kt-t49", "kt-t50", "kt-t51", "kt-t52", "kt-t53",
+	    "kt-t54", "kt-t55", "kt-t56", "kt-t57", "kt-t58", "kt-t59",
+	    "kt-t60", "kt-t61", "kt-t62", "kt-t63", "kt-t64"};
+	const char *a = NULL, *b = NULL;
+	char copy[8];
+	int ia, ib;
+
+	/* 65 names, 64 slots: some two share one. */
+	for (size_t i = 0; i < MEMTAG_CACHE_SLOTS + 1 && a == NULL; i++)
+		for (size_t j = i + 1; j < MEMTAG_CACHE_SLOTS + 1; j++)
+			if (memtag_cache_slot(pool[i]) ==
+			    memtag_cache_slot(pool[j])) {
+				a = pool[i];
+				b = pool[j];
+				break;
+			}
+	KASSERT_TRUE(t, a != NULL);
+	ia = memtag_index(a);
+	ib = memtag_index(b);
+	KASSERT_TRUE(t, ia != 0 && ib != 0 && ia != ib);
+	for (int round = 0; round < 4; round++) {
+		KEXPECT_EQ(t, memtag_index(a), ia);
+		KEXPECT_EQ(t, memtag_index(b), ib);
+		KEXPECT_EQ(t, memtag_index(b), ib);
+		KEXPECT_EQ(t, memtag_index(a), ia);
+	}
+	KEXPECT_TRUE(t, strcmp(memtag_at(ia)->name, a) == 0);
+	KEXPECT_TRUE(t, strcmp(memtag_at(ib)->name, b) == 0);
+	strlcpy(copy, a, sizeof(copy));
+	KEXPECT_EQ(t, memtag_index(copy), ia);
+	KEXPECT_EQ(t, memtag_index(a), ia);
+}
+
 /* Freed slab objects go back on their class's list and are handed out
  * again: a second identical batch needs no new slab page. */
 static void
@@ -244,5 +292,6 @@ KTEST_SUITE(kmalloc, KTEST_CASE(kmalloc_sizes_all_classes),
             KTEST_CASE(kmalloc_large_multipage), KTEST_CASE(kzalloc_zeroes),
             KTEST_CASE(kmalloc_tag_accounting),
             KTEST_CASE(kmalloc_tags_separate),
+            KTEST_CASE(memtag_cache_shared_slot),
             KTEST_CASE(kmalloc_reuse_after_free),
             KTEST_CASE(kmalloc_bad_sizes));

@@ -408,7 +408,7 @@ register_netdev(struct net_device *dev)
 		dev->reg_tracker.tag = "registered";
 		dev->reg_tracker.caller =
 		    (uintptr_t)__builtin_return_address(0);
-		dev->reg_tracker.since_ms = now_ms();
+		dev->reg_tracker.since = clock_stamp();
 		list_add_tail(&dev->reg_tracker.link, &dev->trackers);
 	}
 	__atomic_store_n(&dev->reg_state, NETREG_REGISTERED, __ATOMIC_SEQ_CST);

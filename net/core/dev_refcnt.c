@@ -110,7 +110,7 @@ track_add(struct net_device *dev, struct dev_tracker *t, const char *tag,
 	}
 	t->tag = tag != NULL ? tag : "?";
 	t->caller = caller;
-	t->since_ms = now_ms();
+	t->since = clock_stamp();
 	f = spin_lock_irqsave(&dev->track_lock);
 	list_add_tail(&t->link, &dev->trackers);
 	spin_unlock_irqrestore(&dev->track_lock, f);
@@ -204,7 +204,6 @@ netdev_print_holders(struct net_device *dev, const char *prefix)
 {
 	struct dev_tracker *t;
 	char where[64];
-	uint64_t now = now_ms();
 	uint32_t f;
 	int shown = 0;
 
@@ -216,7 +215,7 @@ netdev_print_holders(struct net_device *dev, const char *prefix)
 		}
 		ksym_format(t->caller, where, sizeof(where));
 		kprintf("%s%-10s %s, held %u ms\n", prefix, t->tag, where,
-		        (unsigned)(now - t->since_ms));
+		        (unsigned)clock_stamp_age_ms(t->since));
 	}
 	spin_unlock_irqrestore(&dev->track_lock, f);
 	if (dev->untracked != 0)

@@ -104,7 +104,7 @@ struct dev_tracker {
 	struct list_head link; /* in dev->trackers; next NULL if untracked */
 	const char *tag;
 	uintptr_t caller;
-	uint64_t since_ms;
+	uint64_t since; /* clock_stamp() */
 };
 
 /* NAPI: the interrupt handler schedules, the net_rx thread polls. */

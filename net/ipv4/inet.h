@@ -99,9 +99,9 @@ struct dst_entry {
 	struct net_device *dev;
 	struct dev_tracker tracker;
 	uint32_t daddr, saddr, nexthop;
-	int oif;       /* the lookup key: 0 = any */
-	bool obsolete; /* out of the cache: look again */
-	uint64_t lastuse;
+	int oif;          /* the lookup key: 0 = any */
+	bool obsolete;    /* out of the cache: look again */
+	uint64_t lastuse; /* clock_stamp() */
 };
 extern struct net_device *blackhole_dev;
 
@@ -122,7 +122,7 @@ struct net_device *dst_hold_dev_for(struct dst_entry *dst, struct sk_buff *skb);
 /* NETDEV_UNREGISTER: move dsts of dev to the blackhole device. */
 void dst_ifdown(struct net_device *dev);
 size_t dst_count_dev(struct net_device *dev);
-void route_tick(uint64_t now);
+void route_tick(void);
 
 /* ---- IPv4 (ip_input.c, ip_output.c) ------------------------------------- */
 

@@ -261,7 +261,7 @@ inet_thread(void *arg)
 	for (;;) {
 		msleep(100);
 		arp_tick(now_ms());
-		route_tick(now_ms());
+		route_tick();
 	}
 }
 

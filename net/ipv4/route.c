@@ -210,7 +210,7 @@ ip_route_output(uint32_t daddr, int oif, struct dst_entry **out)
 	list_for_each_entry(d, &dst_cache, link) {
 		if (d->daddr == daddr && d->oif == oif) {
 			d->refcnt++;
-			d->lastuse = now_ms();
+			d->lastuse = clock_stamp();
 			spin_unlock_irqrestore(&route_lock, f);
 			*out = d;
 			return 0;
@@ -233,7 +233,7 @@ ip_route_output(uint32_t daddr, int oif, struct dst_entry **out)
 	/* Cache it (one reference for the cache, one for the caller). */
 	f = spin_lock_irqsave(&route_lock);
 	fresh->refcnt = 2;
-	fresh->lastuse = now_ms();
+	fresh->lastuse = clock_stamp();
 	list_add(&fresh->link, &dst_cache);
 	dst_cached++;
 	spin_unlock_irqrestore(&route_lock, f);
@@ -305,14 +305,15 @@ dst_count_dev(struct net_device *dev)
 }
 
 void
-route_tick(uint64_t now)
+route_tick(void)
 {
 	struct dst_entry *d, *tmp;
 	LIST_HEAD(freeq);
 	uint32_t f = spin_lock_irqsave(&route_lock);
 
 	list_for_each_entry_safe(d, tmp, &dst_cache, link) {
-		if (d->refcnt != 1 || now - d->lastuse < DST_GC_MS)
+		if (d->refcnt != 1 ||
+		    clock_stamp_age_ms(d->lastuse) < DST_GC_MS)
 			continue;
 		list_del_init(&d->link);
 		dst_cached--;
