@@ -6,6 +6,11 @@
  * the device (OpenBSD's if_get rule): an address holds no reference, and
  * NETDEV_UNREGISTER removes it with its routes.
  *
+ * The table is read on every packet (is it for us, is the next hop a
+ * broadcast) and written when an address comes or goes: writers take
+ * addr_lock and bump addr_seq, readers take no lock and read again if a
+ * write overlapped (kernel/seqcount.h).
+ *
  * The notifier registered here is the one place where the stack learns
  * that a device goes down or away; it flushes every cache in order:
  * neighbours on NETDEV_DOWN, then on NETDEV_UNREGISTER the neighbours,
@@ -18,6 +23,7 @@
 #include <kernel/initcall.h>
 #include <kernel/printk.h>
 #include <kernel/sched.h>
+#include <kernel/seqcount.h>
 #include <kernel/spinlock.h>
 #include <kernel/string.h>
 
@@ -31,6 +37,7 @@ struct in_ifaddr {
 };
 
 static DEFINE_SPINLOCK(addr_lock);
+static seqcount_t addr_seq;
 static struct in_ifaddr ifaddrs[MAX_IFADDR];
 
 static DEFINE_SPINLOCK(drop_lock);
@@ -126,10 +133,12 @@ inet_addr_add(struct net_device *dev, uint32_t addr, unsigned plen)
 		r = -ENOSPC;
 		goto out;
 	}
+	write_seqbegin(&addr_seq, &addr_lock);
 	free->ifindex = dev->ifindex;
 	strlcpy(free->name, dev->name, sizeof(free->name));
 	free->addr = addr;
 	free->plen = plen;
+	write_seqend(&addr_seq, &addr_lock);
 out:
 	spin_unlock_irqrestore(&addr_lock, f);
 	if (r == 0 && plen < 32) {
@@ -152,7 +161,9 @@ inet_addr_del(int ifindex, uint32_t addr)
 		    (addr == 0 || ifaddrs[i].addr == addr)) {
 			addr = ifaddrs[i].addr;
 			plen = ifaddrs[i].plen;
+			write_seqbegin(&addr_seq, &addr_lock);
 			ifaddrs[i].ifindex = 0;
+			write_seqend(&addr_seq, &addr_lock);
 			r = 0;
 			break;
 		}
@@ -166,31 +177,43 @@ inet_addr_del(int ifindex, uint32_t addr)
 uint32_t
 inet_addr_get(int ifindex, unsigned *plen)
 {
-	uint32_t f = spin_lock_irqsave(&addr_lock);
-	uint32_t a = 0;
+	uint32_t a;
+	unsigned seq, len;
 
-	for (int i = 0; i < MAX_IFADDR; i++) {
-		if (ifaddrs[i].ifindex == ifindex && ifindex != 0) {
-			a = ifaddrs[i].addr;
-			if (plen != NULL)
-				*plen = ifaddrs[i].plen;
-			break;
+	if (ifindex == 0)
+		return 0;
+	do {
+		seq = read_seqbegin(&addr_seq);
+		a = 0;
+		len = 0;
+		for (int i = 0; i < MAX_IFADDR; i++) {
+			if (READ_ONCE(ifaddrs[i].ifindex) == ifindex) {
+				a = READ_ONCE(ifaddrs[i].addr);
+				len = READ_ONCE(ifaddrs[i].plen);
+				break;
+			}
 		}
-	}
-	spin_unlock_irqrestore(&addr_lock, f);
+	} while (read_seqretry(&addr_seq, seq));
+	if (a != 0 && plen != NULL)
+		*plen = len;
 	return a;
 }
 
 int
 inet_addr_local(uint32_t addr)
 {
-	uint32_t f = spin_lock_irqsave(&addr_lock);
-	int idx = 0;
+	unsigned seq;
+	int idx;
 
-	for (int i = 0; i < MAX_IFADDR; i++)
-		if (ifaddrs[i].ifindex != 0 && ifaddrs[i].addr == addr)
-			idx = ifaddrs[i].ifindex;
-	spin_unlock_irqrestore(&addr_lock, f);
+	do {
+		seq = read_seqbegin(&addr_seq);
+		idx = 0;
+		for (int i = 0; i < MAX_IFADDR; i++) {
+			int ifindex = READ_ONCE(ifaddrs[i].ifindex);
+			if (ifindex != 0 && READ_ONCE(ifaddrs[i].addr) == addr)
+				idx = ifindex;
+		}
+	} while (read_seqretry(&addr_seq, seq));
 	return idx;
 }
 
