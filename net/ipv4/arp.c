@@ -237,7 +237,7 @@ int
 arp_output(struct sk_buff *skb, struct net_device *dev, uint32_t nexthop)
 {
 	struct xmit_list x = {LIST_HEAD_INIT(x.q)};
-	struct neighbour *fresh, *n;
+	struct neighbour *fresh = NULL, *n;
 	struct neigh_action act;
 	uint32_t f;
 
@@ -246,11 +246,19 @@ arp_output(struct sk_buff *skb, struct net_device *dev, uint32_t nexthop)
 		send_bcast(skb, dev);
 		return 0;
 	}
-	fresh = kzalloc(sizeof(*fresh), INET_TAG);
 	f = spin_lock_irqsave(&neigh_lock);
 	n = neigh_find(dev->ifindex, nexthop);
-	if (n == NULL)
-		n = neigh_create(dev, nexthop, &fresh);
+	if (n == NULL) {
+		/* A new neighbour (once per neighbour, not per packet): the
+		 * entry is allocated outside the lock, and another CPU may
+		 * have made one meanwhile. */
+		spin_unlock_irqrestore(&neigh_lock, f);
+		fresh = kzalloc(sizeof(*fresh), INET_TAG);
+		f = spin_lock_irqsave(&neigh_lock);
+		n = neigh_find(dev->ifindex, nexthop);
+		if (n == NULL)
+			n = neigh_create(dev, nexthop, &fresh);
+	}
 	if (n == NULL) {
 		spin_unlock_irqrestore(&neigh_lock, f);
 		kfree(fresh);
