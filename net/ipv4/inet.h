@@ -119,6 +119,16 @@ void dst_release(struct dst_entry *dst);
 /* skb takes its own reference on dst's current device, which is
  * returned (blackhole_dev after an unregister). */
 struct net_device *dst_hold_dev_for(struct dst_entry *dst, struct sk_buff *skb);
+/* Where one packet goes: its device (held by the skb), next hop and
+ * the route's source address. */
+struct ip_nexthop {
+	struct net_device *dev;
+	uint32_t nexthop, saddr;
+};
+/* Route skb to daddr (out through oif if > 0): skb takes its own
+ * reference on the device, *out says where; -ENETUNREACH. */
+int ip_route_skb(uint32_t daddr, int oif, struct sk_buff *skb,
+                 struct ip_nexthop *out);
 /* NETDEV_UNREGISTER: move dsts of dev to the blackhole device. */
 void dst_ifdown(struct net_device *dev);
 size_t dst_count_dev(struct net_device *dev);
@@ -160,6 +170,9 @@ int ip_send(struct sk_buff *skb, uint32_t saddr, uint32_t daddr, uint8_t proto,
 /* The same through an already resolved dst (held by the caller). */
 int ip_send_dst(struct sk_buff *skb, struct dst_entry *dst, uint32_t saddr,
                 uint32_t daddr, uint8_t proto);
+/* The same through a route from ip_route_skb (skb holds nh->dev). */
+int ip_send_nexthop(struct sk_buff *skb, const struct ip_nexthop *nh,
+                    uint32_t saddr, uint32_t daddr, uint8_t proto);
 /* An skb with room for the Ethernet and IP headers before len bytes. */
 struct sk_buff *inet_alloc_skb(size_t len);
 

@@ -9,6 +9,7 @@
 #include "net/ipv4/inet.h"
 #include "net/ipv4/ipv4_hdr.h"
 #include <kernel/errno.h>
+#include <kernel/panic.h>
 
 static volatile uint16_t ip_ident;
 
@@ -27,12 +28,14 @@ inet_alloc_skb(size_t len)
 }
 
 int
-ip_send_dst(struct sk_buff *skb, struct dst_entry *dst, uint32_t saddr,
-            uint32_t daddr, uint8_t proto)
+ip_send_nexthop(struct sk_buff *skb, const struct ip_nexthop *nh,
+                uint32_t saddr, uint32_t daddr, uint8_t proto)
 {
-	struct net_device *dev = dst_hold_dev_for(dst, skb);
+	struct net_device *dev = nh->dev;
 	struct ipv4_info h = {0};
 	unsigned plen;
+
+	ASSERT(skb->dev == dev);
 
 	if (dev == blackhole_dev) {
 		inet_drop_skb(skb, NET_DROP_IP_NO_ROUTE);
@@ -50,26 +53,36 @@ ip_send_dst(struct sk_buff *skb, struct dst_entry *dst, uint32_t saddr,
 	h.proto = proto;
 	h.id = __atomic_add_fetch(&ip_ident, 1, __ATOMIC_RELAXED);
 	h.frag = IPV4_FLAG_DF;
-	h.src = saddr != 0 ? saddr : dst->saddr;
+	h.src = saddr != 0 ? saddr : nh->saddr;
 	h.dst = daddr;
 	plen = skb->len;
 	ipv4_build(skb_push(skb, IPV4_HLEN), IPV4_HLEN, &h, plen);
 	INET_INC(ip_out);
-	return arp_output(skb, dev, dst->nexthop);
+	return arp_output(skb, dev, nh->nexthop);
+}
+
+int
+ip_send_dst(struct sk_buff *skb, struct dst_entry *dst, uint32_t saddr,
+            uint32_t daddr, uint8_t proto)
+{
+	struct ip_nexthop nh;
+
+	nh.dev = dst_hold_dev_for(dst, skb);
+	nh.nexthop = dst->nexthop;
+	nh.saddr = dst->saddr;
+	return ip_send_nexthop(skb, &nh, saddr, daddr, proto);
 }
 
 int
 ip_send(struct sk_buff *skb, uint32_t saddr, uint32_t daddr, uint8_t proto,
         int oif)
 {
-	struct dst_entry *dst;
-	int r = ip_route_output(daddr, oif, &dst);
+	struct ip_nexthop nh;
+	int r = ip_route_skb(daddr, oif, skb, &nh);
 
 	if (r != 0) {
 		inet_drop_skb(skb, NET_DROP_IP_NO_ROUTE);
 		return r;
 	}
-	r = ip_send_dst(skb, dst, saddr, daddr, proto);
-	dst_release(dst);
-	return r;
+	return ip_send_nexthop(skb, &nh, saddr, daddr, proto);
 }

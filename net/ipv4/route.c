@@ -4,8 +4,10 @@
  * A dst_entry is the answer to "where does a packet to daddr go": the
  * device (held, tag "dst"), the next hop and the source address.  The
  * cache holds one reference on each entry it lists; users (a connected
- * socket, a packet being sent) take their own with ip_route_output and
- * drop it with dst_release.
+ * socket, a TCP connection) take their own with ip_route_output and
+ * drop it with dst_release.  A packet being sent takes none: through
+ * ip_route_skb it holds the route's device itself, as long as it is in
+ * flight.
  *
  * Invalidation:
  *  - any route or address change empties the cache (entries become
@@ -198,6 +200,22 @@ dst_create(uint32_t daddr, int oif, const struct route *r)
 	return d;
 }
 
+/* The cached entry for (daddr, oif), marked used; NULL if none. */
+static struct dst_entry *
+dst_cache_find(uint32_t daddr, int oif)
+{
+	struct dst_entry *d;
+
+	ASSERT(spin_held(&route_lock));
+	list_for_each_entry(d, &dst_cache, link) {
+		if (d->daddr == daddr && d->oif == oif) {
+			d->lastuse = clock_stamp();
+			return d;
+		}
+	}
+	return NULL;
+}
+
 int
 ip_route_output(uint32_t daddr, int oif, struct dst_entry **out)
 {
@@ -207,14 +225,12 @@ ip_route_output(uint32_t daddr, int oif, struct dst_entry **out)
 	int err;
 
 	f = spin_lock_irqsave(&route_lock);
-	list_for_each_entry(d, &dst_cache, link) {
-		if (d->daddr == daddr && d->oif == oif) {
-			d->refcnt++;
-			d->lastuse = clock_stamp();
-			spin_unlock_irqrestore(&route_lock, f);
-			*out = d;
-			return 0;
-		}
+	d = dst_cache_find(daddr, oif);
+	if (d != NULL) {
+		d->refcnt++;
+		spin_unlock_irqrestore(&route_lock, f);
+		*out = d;
+		return 0;
 	}
 	if (oif > 0 && (daddr == IPV4_BROADCAST)) {
 		r = (struct route){0, 0, 0, oif, 0};
@@ -343,6 +359,41 @@ dst_hold_dev_for(struct dst_entry *d, struct sk_buff *skb)
 	skb_set_dev(skb, dev);
 	spin_unlock_irqrestore(&route_lock, f);
 	return dev;
+}
+
+/*
+ * A cached route costs one lock round trip here instead of three
+ * (ip_route_output, dst_hold_dev_for, dst_release): the packet takes
+ * no reference on the dst, only its own on the device, which is what
+ * keeps the path alive while it is sent.  A cached dst is never on the
+ * blackhole device (dst_ifdown empties the cache first).
+ */
+int
+ip_route_skb(uint32_t daddr, int oif, struct sk_buff *skb,
+             struct ip_nexthop *out)
+{
+	struct dst_entry *d;
+	uint32_t f = spin_lock_irqsave(&route_lock);
+	int r;
+
+	d = dst_cache_find(daddr, oif);
+	if (d != NULL) {
+		skb_set_dev(skb, d->dev);
+		out->dev = d->dev;
+		out->nexthop = d->nexthop;
+		out->saddr = d->saddr;
+		spin_unlock_irqrestore(&route_lock, f);
+		return 0;
+	}
+	spin_unlock_irqrestore(&route_lock, f);
+	r = ip_route_output(daddr, oif, &d); /* fills the cache */
+	if (r != 0)
+		return r;
+	out->dev = dst_hold_dev_for(d, skb);
+	out->nexthop = d->nexthop;
+	out->saddr = d->saddr;
+	dst_release(d);
+	return 0;
 }
 
 /* The routing table's order and the dst cache: dst_cached counts the

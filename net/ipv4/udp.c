@@ -211,7 +211,7 @@ udp_sendto(struct socket *sk, const void *buf, size_t len,
            const struct sockaddr_in4 *to)
 {
 	struct sockaddr_in4 dest;
-	struct dst_entry *dst;
+	struct ip_nexthop nh;
 	struct sk_buff *skb;
 	uint32_t src;
 	int r;
@@ -229,22 +229,21 @@ udp_sendto(struct socket *sk, const void *buf, size_t len,
 	r = autobind(sk);
 	if (r != 0)
 		return r;
-	/* The dst cache makes this cheap; a connected socket's own dst
-	 * only pins the path (and shows as a holder). */
-	r = ip_route_output(dest.addr, sk->bound_ifindex, &dst);
-	if (r != 0)
-		return r;
 	skb = inet_alloc_skb(UDP_HLEN + len);
-	if (skb == NULL) {
-		dst_release(dst);
+	if (skb == NULL)
 		return -ENOMEM;
+	/* The dst cache makes this one lock round trip; a connected
+	 * socket's own dst only pins the path (and shows as a holder). */
+	r = ip_route_skb(dest.addr, sk->bound_ifindex, skb, &nh);
+	if (r != 0) {
+		kfree_skb(skb);
+		return r;
 	}
-	src = sk->local.addr != 0 ? sk->local.addr : dst->saddr;
+	src = sk->local.addr != 0 ? sk->local.addr : nh.saddr;
 	udp_build(skb->data, skb->len, src, dest.addr, sk->local.port,
 	          dest.port, buf, len);
 	INET_INC(udp_out);
-	r = ip_send_dst(skb, dst, src, dest.addr, IP_PROTO_UDP);
-	dst_release(dst);
+	r = ip_send_nexthop(skb, &nh, src, dest.addr, IP_PROTO_UDP);
 	return r < 0 ? r : (int)len;
 }
 

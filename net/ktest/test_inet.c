@@ -380,6 +380,51 @@ dst_moves_to_blackhole(struct ktest *t)
 	KEXPECT_EQ(t, ip_route_output(NET_B, 0, &dst), -ENETUNREACH);
 }
 
+/* ip_route_skb: a packet holds the route's device, not the dst.  The
+ * first fills the cache (one dst, held by the cache alone), the second
+ * finds it there; freeing them gives their device references back. */
+static void
+route_skb_holds_device_only(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct ip_nexthop nh;
+	struct dst_entry *dst;
+	struct sk_buff *a, *b;
+	int base;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	base = netdev_refcnt_read(dev);
+	a = inet_alloc_skb(8);
+	b = inet_alloc_skb(8);
+	KASSERT_TRUE(t, a != NULL && b != NULL);
+	KEXPECT_EQ(t, ip_route_skb(NET_B, 0, a, &nh), 0);
+	KEXPECT_TRUE(t, nh.dev == dev && a->dev == dev);
+	KEXPECT_EQ(t, nh.nexthop, NET_B);
+	KEXPECT_EQ(t, nh.saddr, NET_A);
+	KEXPECT_EQ(t, dst_count_dev(dev), 1);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 2); /* dst, skb a */
+	KEXPECT_EQ(t, ip_route_skb(NET_B, 0, b, &nh), 0);
+	KEXPECT_TRUE(t, b->dev == dev);
+	KEXPECT_EQ(t, dst_count_dev(dev), 1);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 3);
+	KASSERT_TRUE(t, ip_route_output(NET_B, 0, &dst) == 0);
+	KEXPECT_EQ(t, dst->refcnt, 2); /* the cache's and ours */
+	dst_release(dst);
+	kfree_skb(a);
+	kfree_skb(b);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 1);
+	/* Not out through a device the route does not use. */
+	a = inet_alloc_skb(8);
+	KASSERT_TRUE(t, a != NULL);
+	KEXPECT_EQ(t, ip_route_skb(NET_B, dev->ifindex + 100, a, &nh),
+	           -ENETUNREACH);
+	KEXPECT_TRUE(t, a->dev == NULL);
+	kfree_skb(a);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
 static void
 bound_socket_holds_until_unregister(struct ktest *t)
 {
@@ -557,6 +602,7 @@ KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(icmp_errors_rate_limited),
             KTEST_CASE(held_neighbour_becomes_stub),
             KTEST_CASE(dst_moves_to_blackhole),
+            KTEST_CASE(route_skb_holds_device_only),
             KTEST_CASE(bound_socket_holds_until_unregister),
             KTEST_CASE(routes_and_address_go_with_device),
             KTEST_CASE(socket_registry_and_timeouts),
