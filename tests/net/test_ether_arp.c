@@ -23,6 +23,31 @@ ether_parses_slirp_frame(struct kt *t)
 	KT_EXPECT(t, ether_is_for(ether_broadcast, slirp_mac));
 }
 
+/* Addresses that differ in one byte only, each byte in turn, are not
+ * the same (nor the broadcast, nor zero). */
+static void
+ether_compares_every_byte(struct kt *t)
+{
+	static const uint8_t zero[6];
+
+	for (int i = 0; i < 6; i++) {
+		uint8_t a[6], b[6];
+
+		memcpy(a, guest_mac, 6);
+		a[i] ^= 0x80;
+		KT_EXPECT(t, !ether_is_for(a, guest_mac));
+		memcpy(b, ether_broadcast, 6);
+		b[i] = 0xfe;
+		KT_EXPECT(t, !ether_is_broadcast(b));
+		KT_EXPECT(t, !ether_is_for(b, guest_mac));
+		memcpy(b, zero, 6);
+		b[i] = 1;
+		KT_EXPECT(t, !ether_is_zero(b));
+	}
+	KT_EXPECT(t, ether_is_zero(zero));
+	KT_EXPECT(t, ether_is_broadcast(ether_broadcast));
+}
+
 static void
 ether_drops(struct kt *t)
 {
@@ -167,6 +192,7 @@ arp_reply_to_request(struct kt *t)
 
 static const struct kt_case ether_cases[] = {
     KT_CASE(ether_parses_slirp_frame),
+    KT_CASE(ether_compares_every_byte),
     KT_CASE(ether_drops),
     KT_CASE(ether_build_bytes),
     KT_END,
