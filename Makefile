@@ -257,6 +257,7 @@ bench: deps all $(BENCH_FLOOR)
 			-i $(BUILD)/modules/e1000.ko,$(BUILD)/modules/virtio_net.ko \
 			$(KERNEL) >> $(BUILD)/bench/udp.txt || exit 1; \
 	done; done; grep '^bench: udp-path' $(BUILD)/bench/udp.txt
+	@$(MAKE) --no-print-directory bench-insns
 	@: > $(BUILD)/bench/tcp.txt; for d in e1000 virtio_net; do \
 		$(HOSTBIN)/bench-boot -T $(BENCH_TCP_BYTES) -n $(BENCH_TCP_ROUNDS) -d $$d -a netautoload=0 \
 			-i $(BUILD)/modules/e1000.ko,$(BUILD)/modules/virtio_net.ko,$(BUILD)/modules/tcp.ko \

@@ -1,7 +1,8 @@
 /*
  * bench-report: make bench's report.  Reads the serial logs of the
  * scenarios in tests/bench (DIR/logs) and bench-boot's output in DIR
- * (boot.txt, typed.txt, udp.txt, tcp.txt, rmmod.txt), writes
+ * (boot.txt, typed.txt, udp.txt, tcp.txt, rmmod.txt) and the guest
+ * instruction counts of make bench-insns (insns.txt), writes
  * DIR/report.txt (every bench: line), DIR/report.md (tables), the data
  * files and the PNG plots (through gnuplot, DIR/plots.gp).  Benchmarks print numbers; nothing here judges
  * them.  docs/bench.md explains each figure.
@@ -12,6 +13,7 @@
  * too), so a partial run still gets a report.
  */
 #include <glob.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,6 +362,66 @@ on_udp(struct line *l, const char *file, void *ctx)
 		if (q != NULL)
 			sscanf(q, "median rtt ms stack %lf bounce %lf",
 			       &udp.v[k][d + 4], &udp.v[k][d + 5]);
+	}
+}
+
+/*
+ * Guest instructions per UDP echo (make bench-insns, tbprof): per NIC the
+ * totals ("bench: insns: DRV: per-unit: echo E, bounce B, ...") and the
+ * functions the stack spends more in than the bounce loop ("bench:
+ * insns: DRV:   FUNC  DIFF  (E / B)", largest first).
+ */
+#define INSNS_TOP 12
+static struct insns {
+	char nic[16];
+	double echo, bounce;
+	bool in_diff; /* past the "diff:" line */
+	int nfn;
+	char fn[INSNS_TOP][48];
+	double diff[INSNS_TOP], in_echo[INSNS_TOP], in_bounce[INSNS_TOP];
+} insns[2];
+static int ninsns;
+
+static struct insns *
+insns_nic(const char *tok)
+{
+	char nic[16];
+
+	snprintf(nic, sizeof(nic), "%.*s", (int)strcspn(tok, ":"), tok);
+	for (int i = 0; i < ninsns; i++)
+		if (strcmp(insns[i].nic, nic) == 0)
+			return &insns[i];
+	if (ninsns == 2)
+		return NULL;
+	snprintf(insns[ninsns].nic, sizeof(insns[0].nic), "%s", nic);
+	return &insns[ninsns++];
+}
+
+static void
+on_insns(struct line *l, const char *file, void *ctx)
+{
+	struct insns *n;
+
+	(void)file;
+	(void)ctx;
+	if (l->ntok < 5 || (n = insns_nic(l->tok[2])) == NULL)
+		return;
+	if (strcmp(l->tok[3], "per-unit:") == 0) {
+		const char *p = strstr(l->text, "echo ");
+		const char *q = strstr(l->text, "bounce ");
+		if (p != NULL)
+			n->echo = atof(p + 5);
+		if (q != NULL)
+			n->bounce = atof(q + 7);
+	} else if (strcmp(l->tok[3], "diff:") == 0) {
+		n->in_diff = true;
+	} else if (n->in_diff && l->ntok >= 8 && l->tok[5][0] == '(' &&
+	           n->nfn < INSNS_TOP) {
+		snprintf(n->fn[n->nfn], sizeof(n->fn[0]), "%s", l->tok[3]);
+		n->diff[n->nfn] = tok_num(l, 4);
+		n->in_echo[n->nfn] = atof(l->tok[5] + 1);
+		n->in_bounce[n->nfn] = atof(l->tok[7]);
+		n->nfn++;
 	}
 }
 
@@ -732,6 +794,35 @@ report(FILE *f)
 			}
 		}
 	}
+	if (ninsns > 0) {
+		fprintf(f,
+		        "\n### Guest instructions per echo (make bench-insns)"
+		        "\n\nCounted from QEMU's TCG log, so the host's load "
+		        "does not move them (timer interrupts left out): the "
+		        "stack's own cost beside the bounce loop's.\n\n| NIC | "
+		        "through the stack | through the bounce loop | "
+		        "stack/bounce |\n|---|---|---|---|\n");
+		for (int i = 0; i < ninsns; i++) {
+			fprintf(f, "| %s", insns[i].nic);
+			cell(f, insns[i].echo, "%.0f");
+			cell(f, insns[i].bounce, "%.0f");
+			cell(f, ratio(insns[i].echo, insns[i].bounce), "%.2f");
+			fprintf(f, " |\n");
+		}
+		for (int i = 0; i < ninsns; i++) {
+			fprintf(f,
+			        "\n%s, where the stack spends more than the "
+			        "bounce loop (instructions per echo):\n\n| "
+			        "function | more | stack | bounce "
+			        "|\n|---|---|---|---|\n",
+			        insns[i].nic);
+			for (int k = 0; k < insns[i].nfn; k++)
+				fprintf(f, "| `%s` | %.0f | %.0f | %.0f |\n",
+				        insns[i].fn[k], insns[i].diff[k],
+				        insns[i].in_echo[k],
+				        insns[i].in_bounce[k]);
+		}
+	}
 	if (udp_costs[0] != '\0')
 		fprintf(f,
 		        "\nEvents per echo in the guest (its cpus command "
@@ -775,8 +866,9 @@ report(FILE *f)
 int
 main(int argc, char **argv)
 {
-	static const char *const outputs[] = {
-	    "boot.txt", "typed.txt", "udp.txt", "tcp.txt", "rmmod.txt"};
+	static const char *const outputs[] = {"boot.txt", "typed.txt",
+	                                      "udp.txt",  "insns.txt",
+	                                      "tcp.txt",  "rmmod.txt"};
 	FILE *md;
 
 	if (argc != 2) {
@@ -806,6 +898,7 @@ main(int argc, char **argv)
 	each_line("boot.txt", "bench: boot", on_boot, NULL);
 	each_line("typed.txt", "bench: typed:", on_typed, NULL);
 	each_line("udp.txt", "bench: udp", on_udp, NULL);
+	each_line("insns.txt", "bench: insns:", on_insns, NULL);
 	each_line("tcp.txt", "bench: tcp:", on_tcp, NULL);
 	each_line("rmmod.txt", "bench: rmmod-", on_rmmod, NULL);
 	plots();
