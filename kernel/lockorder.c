@@ -25,14 +25,11 @@ checked_thread(void)
 	return c->curr;
 }
 
-void
-lockorder_check(const char *name, int rank)
+static void
+check(struct thread *t, const char *name, int rank)
 {
-	struct thread *t = checked_thread();
 	int worst = -1;
 
-	if (t == NULL)
-		return;
 	for (int i = 0; i < t->nheld && i < LOCKORDER_DEPTH; i++)
 		if (t->held[i].rank > rank &&
 		    (worst < 0 || t->held[i].rank > t->held[worst].rank))
@@ -51,17 +48,42 @@ lockorder_check(const char *name, int rank)
 }
 
 void
-lockorder_push(const char *name, int rank)
+lockorder_check(const char *name, int rank)
 {
 	struct thread *t = checked_thread();
 
-	if (t == NULL)
-		return;
+	if (t != NULL)
+		check(t, name, rank);
+}
+
+static void
+push(struct thread *t, const char *name, int rank)
+{
 	if (t->nheld < LOCKORDER_DEPTH) {
 		t->held[t->nheld].name = name;
 		t->held[t->nheld].rank = rank;
 	}
 	t->nheld++;
+}
+
+void
+lockorder_push(const char *name, int rank)
+{
+	struct thread *t = checked_thread();
+
+	if (t != NULL)
+		push(t, name, rank);
+}
+
+void
+lockorder_taken(const char *name, int rank)
+{
+	struct thread *t = checked_thread();
+
+	if (t == NULL)
+		return;
+	check(t, name, rank);
+	push(t, name, rank);
 }
 
 void

@@ -37,9 +37,13 @@ enum lock_rank {
 
 #define LOCKORDER_DEPTH 8
 
-/* Called by the lock primitives for ranked locks. */
+/* Called by the lock primitives for ranked locks: check before waiting
+ * for a lock (a wrong order panics before it can deadlock), push once
+ * it is held; taken = check and push, for a lock that was free at the
+ * first try (nothing waited, one call instead of two). */
 void lockorder_check(const char *name, int rank);
 void lockorder_push(const char *name, int rank);
+void lockorder_taken(const char *name, int rank);
 void lockorder_pop(const char *name, int rank);
 
 struct thread;

@@ -50,17 +50,21 @@ lock_acquire(spinlock_t *l, uintptr_t pc)
 	struct cpu *c = this_cpu();
 	uint32_t t = 0x10000, spins = 0;
 
+	bool waited = false;
+
 	if (l->owner_cpu == c->id)
 		panic("spinlock %s: recursive acquire on cpu %d (held since "
 		      "%p, again at %p)",
 		      l->name, c->id, (void *)l->owner_pc, (void *)pc);
-	if (l->rank != 0)
-		lockorder_check(l->name, l->rank);
 	__asm__ volatile("lock xaddl %0, %1"
 	                 : "+r"(t), "+m"(l->ticket)
 	                 :
 	                 : "memory");
 	if ((uint16_t)l->ticket != (uint16_t)(t >> 16)) {
+		/* About to wait: a wrong order must panic now, not deadlock. */
+		if (l->rank != 0)
+			lockorder_check(l->name, l->rank);
+		waited = true;
 		l->contended++;
 		while ((uint16_t)READ_ONCE(l->ticket) != (uint16_t)(t >> 16)) {
 			cpu_relax();
@@ -74,8 +78,12 @@ lock_acquire(spinlock_t *l, uintptr_t pc)
 	l->owner_cpu = c->id;
 	l->owner_pc = pc;
 	c->locks_held++;
-	if (l->rank != 0)
+	if (l->rank == 0)
+		return;
+	if (waited)
 		lockorder_push(l->name, l->rank);
+	else
+		lockorder_taken(l->name, l->rank);
 }
 
 void

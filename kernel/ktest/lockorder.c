@@ -5,9 +5,14 @@
  * a panic, so the cases can commit one on purpose: a lower-ranked lock
  * taken while a higher-ranked one is held is reported with both names,
  * for spinlocks and mutexes; the documented order, equal ranks, unranked
- * locks and a trylock are not; released locks leave nothing behind.
+ * locks and a trylock are not; released locks leave nothing behind.  A
+ * wrong order on a busy lock is reported before the wait, while the
+ * holder still holds it: reported after, a real deadlock would spin for
+ * ever instead of panicking.
  */
 #include <kernel/ktest.h>
+#include <kernel/ktest/ktest_util.h>
+#include <kernel/x86.h>
 #include <kernel/lockorder.h>
 #include <kernel/mutex.h>
 #include <kernel/spinlock.h>
@@ -116,7 +121,75 @@ trylock_silent(struct ktest *t)
 	KEXPECT_EQ(t, caught_while(trylock_not_checked), 0);
 }
 
+struct busy {
+	unsigned before;
+	volatile int held;
+	volatile int saw_report;
+};
+
+/* On another CPU: hold ktest_low until the waiter's report is counted
+ * (or a generous bound passes), and say which it was. */
+static int
+low_holder(void *arg)
+{
+	struct busy *b = arg;
+	uint32_t f = spin_lock_irqsave(&ktest_low);
+	uint64_t until = now_ms() + KT_SOON_MS;
+
+	WRITE_ONCE(b->held, 1);
+	while (READ_ONCE(lockorder_caught) == b->before && now_ms() < until)
+		cpu_relax();
+	b->saw_report = READ_ONCE(lockorder_caught) != b->before;
+	spin_unlock_irqrestore(&ktest_low, f);
+	kt_shared_put(b);
+	return 0;
+}
+
+static void
+busy_lock_reported_before_the_wait(struct ktest *t)
+{
+	struct busy *b;
+	struct kt_async *a;
+	uint64_t until;
+	uint32_t f, g;
+	int other = kt_other_cpu();
+
+	if (other < 0) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	b = kt_shared_alloc(sizeof(*b), 2); /* this case, the holder */
+	KASSERT_TRUE(t, b != NULL);
+	lockorder_catch = 1;
+	b->before = lockorder_caught;
+	a = kt_async_start_on("kt-lowholder", low_holder, b, other);
+	if (a == NULL) {
+		lockorder_catch = 0;
+		kt_shared_put(b);
+		kt_shared_put(b);
+		KASSERT_TRUE(t, a != NULL);
+	}
+	/* Spin, not sleep: the holder's CPU may be the one whose tick
+	 * fires the timers, and it has interrupts off. */
+	until = now_ms() + KT_SOON_MS;
+	while (!READ_ONCE(b->held) && now_ms() < until)
+		cpu_relax();
+	KEXPECT_TRUE(t, READ_ONCE(b->held));
+	f = spin_lock_irqsave(&ktest_high);
+	g = spin_lock_irqsave(&ktest_low); /* busy: reported, then waits */
+	spin_unlock_irqrestore(&ktest_low, g);
+	spin_unlock_irqrestore(&ktest_high, f);
+	lockorder_catch = 0;
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
+	kt_shared_put(a);
+	KEXPECT_MSG(t, b->saw_report,
+	            "the holder let go after %u ms without seeing a report",
+	            KT_SOON_MS);
+	kt_shared_put(b);
+}
+
 KTEST_SUITE(lockorder, KTEST_CASE(spinlock_wrong_order_reported),
             KTEST_CASE(spinlock_documented_order_silent),
             KTEST_CASE(mutex_wrong_order_reported),
-            KTEST_CASE(equal_rank_silent), KTEST_CASE(trylock_silent));
+            KTEST_CASE(equal_rank_silent), KTEST_CASE(trylock_silent),
+            KTEST_CASE(busy_lock_reported_before_the_wait));
