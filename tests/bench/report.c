@@ -13,6 +13,7 @@
  * too), so a partial run still gets a report.
  */
 #include <glob.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -419,8 +420,9 @@ on_insns(struct line *l, const char *file, void *ctx)
 	           n->nfn < INSNS_TOP) {
 		snprintf(n->fn[n->nfn], sizeof(n->fn[0]), "%s", l->tok[3]);
 		n->diff[n->nfn] = tok_num(l, 4);
-		n->in_echo[n->nfn] = atof(l->tok[5] + 1);
-		n->in_bounce[n->nfn] = atof(l->tok[7]);
+		/* tbprof rounds a tiny negative remainder to "-0" */
+		n->in_echo[n->nfn] = fabs(atof(l->tok[5] + 1));
+		n->in_bounce[n->nfn] = fabs(atof(l->tok[7]));
 		n->nfn++;
 	}
 }
