@@ -116,15 +116,16 @@ void inet_route_show(void);
 /* A held dst for daddr (out through oif if > 0); -ENETUNREACH. */
 int ip_route_output(uint32_t daddr, int oif, struct dst_entry **out);
 void dst_release(struct dst_entry *dst);
-/* skb takes its own reference on dst's current device, which is
- * returned (blackhole_dev after an unregister). */
-struct net_device *dst_hold_dev_for(struct dst_entry *dst, struct sk_buff *skb);
 /* Where one packet goes: its device (held by the skb), next hop and
  * the route's source address. */
 struct ip_nexthop {
 	struct net_device *dev;
 	uint32_t nexthop, saddr;
 };
+/* Through a held dst: skb takes its own reference on the dst's current
+ * device (blackhole_dev after an unregister), *out says where. */
+void dst_route_skb(struct dst_entry *dst, struct sk_buff *skb,
+                   struct ip_nexthop *out);
 /* Route skb to daddr (out through oif if > 0): skb takes its own
  * reference on the device, *out says where; -ENETUNREACH. */
 int ip_route_skb(uint32_t daddr, int oif, struct sk_buff *skb,

@@ -67,9 +67,7 @@ ip_send_dst(struct sk_buff *skb, struct dst_entry *dst, uint32_t saddr,
 {
 	struct ip_nexthop nh;
 
-	nh.dev = dst_hold_dev_for(dst, skb);
-	nh.nexthop = dst->nexthop;
-	nh.saddr = dst->saddr;
+	dst_route_skb(dst, skb, &nh);
 	return ip_send_nexthop(skb, &nh, saddr, daddr, proto);
 }
 

@@ -348,23 +348,32 @@ route_init(void)
 		panic("inet: no memory for the blackhole device");
 }
 
-struct net_device *
-dst_hold_dev_for(struct dst_entry *d, struct sk_buff *skb)
+/* Lock held: skb takes its own reference on d's current device (so
+ * dst_ifdown cannot swap it in between), and out says where to send. */
+static void
+dst_fill_nexthop(struct dst_entry *d, struct sk_buff *skb,
+                 struct ip_nexthop *out)
+{
+	ASSERT(spin_held(&route_lock));
+	skb_set_dev(skb, d->dev);
+	out->dev = d->dev;
+	out->nexthop = d->nexthop;
+	out->saddr = d->saddr;
+}
+
+void
+dst_route_skb(struct dst_entry *d, struct sk_buff *skb, struct ip_nexthop *out)
 {
 	uint32_t f = spin_lock_irqsave(&route_lock);
-	struct net_device *dev = d->dev;
 
-	/* Under the lock, so dst_ifdown cannot swap the device between
-	 * reading it and the skb's own reference. */
-	skb_set_dev(skb, dev);
+	dst_fill_nexthop(d, skb, out);
 	spin_unlock_irqrestore(&route_lock, f);
-	return dev;
 }
 
 /*
  * A cached route costs one lock round trip here instead of three
- * (ip_route_output, dst_hold_dev_for, dst_release): the packet takes
- * no reference on the dst, only its own on the device, which is what
+ * (ip_route_output, dst_route_skb, dst_release): the packet takes no
+ * reference on the dst, only its own on the device, which is what
  * keeps the path alive while it is sent.  A cached dst is never on the
  * blackhole device (dst_ifdown empties the cache first).
  */
@@ -377,21 +386,15 @@ ip_route_skb(uint32_t daddr, int oif, struct sk_buff *skb,
 	int r;
 
 	d = dst_cache_find(daddr, oif);
-	if (d != NULL) {
-		skb_set_dev(skb, d->dev);
-		out->dev = d->dev;
-		out->nexthop = d->nexthop;
-		out->saddr = d->saddr;
-		spin_unlock_irqrestore(&route_lock, f);
-		return 0;
-	}
+	if (d != NULL)
+		dst_fill_nexthop(d, skb, out);
 	spin_unlock_irqrestore(&route_lock, f);
+	if (d != NULL)
+		return 0;
 	r = ip_route_output(daddr, oif, &d); /* fills the cache */
 	if (r != 0)
 		return r;
-	out->dev = dst_hold_dev_for(d, skb);
-	out->nexthop = d->nexthop;
-	out->saddr = d->saddr;
+	dst_route_skb(d, skb, out);
 	dst_release(d);
 	return 0;
 }
