@@ -23,6 +23,7 @@ static char names[MAX_MEMTAGS][MEMTAG_NAME_MAX];
 static const char *keys[MAX_MEMTAGS] = {"other"};
 static int ntags = 1;
 static uint8_t cache[MEMTAG_CACHE_SLOTS];
+static DEFINE_SPINLOCK(memtag_lock);
 
 unsigned
 memtag_cache_slot(const char *name)
@@ -31,7 +32,6 @@ memtag_cache_slot(const char *name)
 
 	return (unsigned)(a ^ a >> 6) % MEMTAG_CACHE_SLOTS;
 }
-static DEFINE_SPINLOCK(memtag_lock);
 
 int
 memtag_index(const char *name)

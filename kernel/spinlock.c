@@ -49,7 +49,6 @@ lock_acquire(spinlock_t *l, uintptr_t pc)
 {
 	struct cpu *c = this_cpu();
 	uint32_t t = 0x10000, spins = 0;
-
 	bool waited = false;
 
 	if (l->owner_cpu == c->id)

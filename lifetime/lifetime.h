@@ -62,10 +62,11 @@ struct lt_worker {
 	struct lt_run *run;
 	struct thread *thread;
 	struct timer intr_timer; /* signals the worker (Ctrl-C of an op) */
-	/* Set while a watchdog, not a deliberate Ctrl-C, is armed: what
-	 * waits ("rmmod e1000"), for the hang dump if it fires. */
-	const char *volatile watched;
-	char watched_buf[48];
+	/* Non-empty while a watchdog, not a deliberate Ctrl-C, is armed:
+	 * what waits ("rmmod e1000"), for the hang dump if it fires.
+	 * Written only while the timer is not pending (before timer_add,
+	 * after timer_del), so the timer reads it whole. */
+	char watched[48];
 	struct out_capture out;
 	struct lt_rec ring[LT_RING];
 	uint32_t nrec;

@@ -54,11 +54,9 @@ void
 lt_intr_fire(struct timer *t)
 {
 	struct lt_worker *w = t->data;
-	const char *what = w->watched;
-
-	if (what != NULL && !(strcmp(what, "rmmod tcp") == 0 &&
-	                      tcp_waits_for_peer(w->out.kept)))
-		hangdump(what);
+	if (w->watched[0] != '\0' && !(strcmp(w->watched, "rmmod tcp") == 0 &&
+	                               tcp_waits_for_peer(w->out.kept)))
+		hangdump(w->watched);
 	thread_signal(w->thread);
 }
 
@@ -79,9 +77,8 @@ watchdog_arm(struct lt_worker *w, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(w->watched_buf, sizeof(w->watched_buf), fmt, ap);
+	vsnprintf(w->watched, sizeof(w->watched), fmt, ap);
 	va_end(ap);
-	w->watched = w->watched_buf;
 	intr_arm(w, w->run->p.watchdog_ms);
 }
 
@@ -90,7 +87,7 @@ static void
 intr_disarm(struct lt_worker *w)
 {
 	timer_del(&w->intr_timer); /* waits for a running lt_intr_fire */
-	w->watched = NULL;
+	w->watched[0] = '\0';
 	clear_signal();
 }
 
