@@ -244,7 +244,27 @@ clock_units_agree(struct ktest *t)
 	            (unsigned)(ns / 1000));
 }
 
+/* A stamp's age follows the clock: none at once, none for a stamp from
+ * the future (a CPU whose TSC runs ahead), and a sleep's length after
+ * one (at least it; more only by the host's delays, bounded
+ * generously). */
+static void
+stamp_age_follows_the_clock(struct ktest *t)
+{
+	uint64_t stamp = clock_stamp(), start = now_ms(), age, slept;
+
+	KEXPECT_EQ(t, clock_stamp_age_ms(stamp), 0);
+	KEXPECT_EQ(t, clock_stamp_age_ms(stamp + tsc_per_ms * 1000), 0);
+	msleep(50);
+	age = clock_stamp_age_ms(stamp);
+	slept = now_ms() - start;
+	KEXPECT_MSG(t, age + 1 >= 50 && age <= slept + 1,
+	            "age %u ms after sleeping 50 ms (clock: %u ms)",
+	            (unsigned)age, (unsigned)slept);
+}
+
 KTEST_SUITE(clock, KTEST_CASE(clock_units_agree),
+            KTEST_CASE(stamp_age_follows_the_clock),
             KTEST_CASE(clock_keeps_time_without_ticks),
             KTEST_CASE(timer_fires_after_lost_ticks),
             KTEST_CASE(clock_monotonic_across_cpus));
