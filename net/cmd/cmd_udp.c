@@ -57,14 +57,15 @@ echo_count(unsigned long port)
 	return n;
 }
 
-/* In the receive path (net_rx), for the handler-driven service. */
+/* In the receive path (net_rx), for the handler-driven service: the
+ * datagram goes back in its own skb, as lwIP's raw-API echo does. */
 static void
-echo_handler(struct socket *sk, const void *data, size_t len,
+echo_handler(struct socket *sk, struct sk_buff *skb,
              const struct sockaddr_in4 *from, void *arg)
 {
 	struct echo_srv *s = arg;
 
-	if (sock_sendto(sk, data, len, from) >= 0)
+	if (sock_send_skb(sk, skb, from) >= 0)
 		__atomic_add_fetch(&s->echoed, 1, __ATOMIC_RELAXED);
 }
 

@@ -220,11 +220,15 @@ struct socket;
 /* One protocol: an ops table with an owner (the owner rule). */
 struct socket;
 /* A receive handler (sock_set_rx_handler): called in the receive path
- * (the NIC's net_rx thread) with one datagram's payload and sender, in
- * place of queueing it for sock_recvfrom.  It may send, on this socket
- * too, and may run on several CPUs at once; it must not close the
- * socket (sock_close waits for running handlers). */
-typedef void (*sock_rx_handler)(struct socket *sk, const void *data, size_t len,
+ * (the NIC's net_rx thread) with one datagram, in place of queueing it
+ * for sock_recvfrom.  As lwIP's raw API hands a pbuf to its receive
+ * callback, the handler gets the skb itself: the payload at skb->data,
+ * skb->len bytes, no device held.  The handler owns it and passes it on,
+ * with sock_send_skb (an echo sends it back, no allocation and no copy)
+ * or kfree_skb.  It may send on this socket too, and may run on several
+ * CPUs at once; it must not close the socket (sock_close waits for
+ * running handlers). */
+typedef void (*sock_rx_handler)(struct socket *sk, struct sk_buff *skb,
                                 const struct sockaddr_in4 *from, void *arg);
 
 struct proto_ops {
@@ -237,6 +241,9 @@ struct proto_ops {
 	int (*connect)(struct socket *sk, const struct sockaddr_in4 *a);
 	int (*sendto)(struct socket *sk, const void *buf, size_t len,
 	              const struct sockaddr_in4 *to);
+	/* Optional: send skb's payload (consumed, also on failure). */
+	int (*send_skb)(struct socket *sk, struct sk_buff *skb,
+	                const struct sockaddr_in4 *to);
 	/* Non-blocking: -EAGAIN when nothing is queued. */
 	int (*recvfrom)(struct socket *sk, void *buf, size_t len,
 	                struct sockaddr_in4 *from);
@@ -285,6 +292,12 @@ int sock_bind_device(struct socket *sk, const char *ifname);
 int sock_connect(struct socket *sk, const struct sockaddr_in4 *a);
 int sock_sendto(struct socket *sk, const void *buf, size_t len,
                 const struct sockaddr_in4 *to);
+/* Send the skb->len bytes at skb->data as one datagram; the skb is
+ * consumed, also on failure.  Zero-copy when the skb has room in front
+ * for the headers (a received one has); else the payload is copied.
+ * Returns the bytes sent or an error; -ENOSYS if the protocol cannot. */
+int sock_send_skb(struct socket *sk, struct sk_buff *skb,
+                  const struct sockaddr_in4 *to);
 /* Waits up to rcvtimeo_ms (-ETIMEDOUT), or Ctrl-C (-EINTR); flags
  * MSG_DONTWAIT or a nonblocking socket: -EAGAIN. */
 int sock_recvfrom(struct socket *sk, void *buf, size_t len,

@@ -38,6 +38,7 @@ EXPORT_SYMBOL(sock_bind);
 EXPORT_SYMBOL(sock_bind_device);
 EXPORT_SYMBOL(sock_connect);
 EXPORT_SYMBOL(sock_sendto);
+EXPORT_SYMBOL(sock_send_skb);
 EXPORT_SYMBOL(sock_recvfrom);
 EXPORT_SYMBOL(sock_close);
 EXPORT_SYMBOL(sock_wake);

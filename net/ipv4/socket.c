@@ -169,6 +169,21 @@ sock_sendto(struct socket *sk, const void *buf, size_t len,
 	return sk->ops->sendto(sk, buf, len, to);
 }
 
+int
+sock_send_skb(struct socket *sk, struct sk_buff *skb,
+              const struct sockaddr_in4 *to)
+{
+	int r = sock_check(sk);
+
+	if (r == 0 && sk->ops->send_skb == NULL)
+		r = -ENOSYS;
+	if (r != 0) {
+		kfree_skb(skb);
+		return r;
+	}
+	return sk->ops->send_skb(sk, skb, to);
+}
+
 void
 sock_wake(struct socket *sk)
 {

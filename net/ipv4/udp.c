@@ -21,10 +21,12 @@
  *
  * A socket with a receive handler (sock_set_rx_handler: lwIP's raw API,
  * an event-driven service such as udpecho) is not queued to: udp_rcv
- * calls the handler with the payload after dropping udp_lock, the
- * socket pinned by in_handler, which udp_release waits to drain.  So a
- * handler may send on its socket (sendto takes udp_lock to autobind),
- * and a datagram costs no wakeup and no context switch.
+ * hands the handler the skb after dropping udp_lock, the socket pinned
+ * by in_handler, which udp_release waits to drain.  So a handler may
+ * send on its socket (sendto takes udp_lock to autobind), and a
+ * datagram costs no wakeup and no context switch; an echo that sends
+ * the skb back (sock_send_skb) costs no allocation and no copy either:
+ * the received frame's own headroom takes the new headers.
  */
 #include "net/ipv4/inet.h"
 #include "net/ipv4/ipv4_hdr.h"
@@ -206,45 +208,92 @@ udp_connect(struct socket *sk, const struct sockaddr_in4 *a)
 	return 0;
 }
 
+/* Where a datagram goes: to, else the connected peer. */
 static int
-udp_sendto(struct socket *sk, const void *buf, size_t len,
-           const struct sockaddr_in4 *to)
+udp_dest(struct socket *sk, const struct sockaddr_in4 *to,
+         struct sockaddr_in4 *dest)
 {
-	struct sockaddr_in4 dest;
+	if (to != NULL && to->addr != 0)
+		*dest = *to;
+	else if (sk->connected)
+		*dest = sk->remote;
+	else
+		return -ENOTCONN;
+	return dest->port == 0 ? -EINVAL : 0;
+}
+
+/* Send the payload at skb->data, with UDP_HLEN + IPV4_HLEN + ETH_HLEN of
+ * headroom and the tailroom to pad a short frame; skb is consumed. */
+static int
+udp_output(struct socket *sk, struct sk_buff *skb,
+           const struct sockaddr_in4 *dest)
+{
 	struct ip_nexthop nh;
-	struct sk_buff *skb;
+	unsigned len = skb->len;
 	uint32_t src;
 	int r;
 
-	if (to != NULL && to->addr != 0)
-		dest = *to;
-	else if (sk->connected)
-		dest = sk->remote;
-	else
-		return -ENOTCONN;
-	if (dest.port == 0)
-		return -EINVAL;
-	if (len > ETH_MAX_MTU)
-		return -E2BIG;
 	r = autobind(sk);
-	if (r != 0)
-		return r;
-	skb = inet_alloc_skb(UDP_HLEN + len);
-	if (skb == NULL)
-		return -ENOMEM;
 	/* The dst cache makes this one lock round trip; a connected
 	 * socket's own dst only pins the path (and shows as a holder). */
-	r = ip_route_skb(dest.addr, sk->bound_ifindex, skb, &nh);
+	if (r == 0)
+		r = ip_route_skb(dest->addr, sk->bound_ifindex, skb, &nh);
 	if (r != 0) {
 		kfree_skb(skb);
 		return r;
 	}
 	src = sk->local.addr != 0 ? sk->local.addr : nh.saddr;
-	udp_build(skb->data, skb->len, src, dest.addr, sk->local.port,
-	          dest.port, buf, len);
+	skb_push(skb, UDP_HLEN);
+	udp_build(skb->data, skb->len, src, dest->addr, sk->local.port,
+	          dest->port, skb->data + UDP_HLEN, len);
 	INET_INC(udp_out);
-	r = ip_send_nexthop(skb, &nh, src, dest.addr, IP_PROTO_UDP);
+	r = ip_send_nexthop(skb, &nh, src, dest->addr, IP_PROTO_UDP);
 	return r < 0 ? r : (int)len;
+}
+
+static int
+udp_sendto(struct socket *sk, const void *buf, size_t len,
+           const struct sockaddr_in4 *to)
+{
+	struct sockaddr_in4 dest;
+	struct sk_buff *skb;
+	int r = udp_dest(sk, to, &dest);
+
+	if (r != 0)
+		return r;
+	if (len > ETH_MAX_MTU)
+		return -E2BIG;
+	skb = inet_alloc_skb(UDP_HLEN + len);
+	if (skb == NULL)
+		return -ENOMEM;
+	memcpy(skb_pull(skb, UDP_HLEN), buf, len);
+	return udp_output(sk, skb, &dest);
+}
+
+/* Zero-copy when the skb has the room udp_output needs, as a received
+ * one has (the headers it came with); else through a copy. */
+static int
+udp_send_skb(struct socket *sk, struct sk_buff *skb,
+             const struct sockaddr_in4 *to)
+{
+	unsigned head = UDP_HLEN + IPV4_HLEN + ETH_HLEN,
+	         frame = head + skb->len;
+	struct sockaddr_in4 dest;
+	int r = udp_dest(sk, to, &dest);
+
+	if (r == 0 && skb->len > ETH_MAX_MTU)
+		r = -E2BIG;
+	if (r != 0) {
+		kfree_skb(skb);
+		return r;
+	}
+	if ((unsigned)(skb->data - skb->head) < head ||
+	    (frame < ETH_ZLEN && skb_tailroom(skb) < ETH_ZLEN - frame)) {
+		r = udp_sendto(sk, skb->data, skb->len, &dest);
+		kfree_skb(skb);
+		return r;
+	}
+	return udp_output(sk, skb, &dest);
 }
 
 static int
@@ -291,6 +340,7 @@ struct proto_ops udp_proto_ops = {
     .bind = udp_bind,
     .connect = udp_connect,
     .sendto = udp_sendto,
+    .send_skb = udp_send_skb,
     .recvfrom = udp_recvfrom,
     .show = udp_show,
     .set_rx_handler = udp_set_rx_handler,
@@ -342,8 +392,8 @@ udp_lookup(const struct inet_rx_info *ri, const struct udp_dgram *d)
 	return best;
 }
 
-/* Hand the datagram to sk's receive handler; sk was pinned (in_handler)
- * under udp_lock, which is not held now. */
+/* Hand the datagram to sk's receive handler, which owns skb from here;
+ * sk was pinned (in_handler) under udp_lock, which is not held now. */
 static void
 run_handler(struct socket *sk, struct sk_buff *skb, const struct udp_dgram *d,
             const struct inet_rx_info *ri)
@@ -353,9 +403,8 @@ run_handler(struct socket *sk, struct sk_buff *skb, const struct udp_dgram *d,
 	uint32_t f;
 
 	ASSERT(!spin_held(&udp_lock)); /* the handler may send */
-	u->handler(sk, skb->data + UDP_HLEN, d->payload_len, &from,
-	           u->handler_arg);
-	kfree_skb(skb);
+	skb_pull(skb, UDP_HLEN);
+	u->handler(sk, skb, &from, u->handler_arg);
 	f = spin_lock_irqsave(&udp_lock);
 	/* Only a release waits: no wakeup (and its lock) per datagram. */
 	if (--u->in_handler == 0 && u->releasing)

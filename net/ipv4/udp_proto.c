@@ -46,7 +46,7 @@ udp_build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst, uint16_t sport,
 	if (cap < UDP_HLEN || len > cap - UDP_HLEN)
 		return -ENOSPC;
 	ulen = (uint16_t)(UDP_HLEN + len);
-	if (len > 0)
+	if (len > 0 && payload != buf + UDP_HLEN)
 		memmove(buf + UDP_HLEN, payload, len);
 	put_be16(buf, sport);
 	put_be16(buf + 2, dport);

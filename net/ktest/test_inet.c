@@ -16,12 +16,15 @@
  * the device go with it; the socket registry refuses unknown protocols;
  * receive timeouts and non-blocking receive; a UDP socket's receive
  * handler gets the datagram instead of the queue, may answer from the
- * receive path, and sock_close waits for a handler still running.
+ * receive path, and sock_close waits for a handler still running; a
+ * handler that sends the received skb back sends that skb (zero-copy),
+ * or a copy when it has no room to pad a short frame.
  * Cases that need unregister_netdev to wait (refmode=wait) skip
  * otherwise.
  */
 #include <kernel/errno.h>
 #include <kernel/ktest.h>
+#include <kernel/memtag.h>
 #include <kernel/sched.h>
 #include <kernel/string.h>
 #include "net/ipv4/inet.h"
@@ -46,6 +49,11 @@ static volatile uint16_t fake_seqs[8];
 static volatile unsigned fake_nseqs;
 /* ICMP messages sent, by type. */
 static volatile unsigned fake_icmp_types[ICMP_ECHO_REQUEST + 1];
+/* The last IPv4/UDP frame sent, and the skb it went in (compared, never
+ * dereferenced: it is freed by then). */
+static uint8_t fake_udp[ETH_ZLEN + 64];
+static volatile unsigned fake_udp_len;
+static const void *volatile fake_udp_skb;
 
 static int
 fake_open(struct net_device *dev)
@@ -70,6 +78,12 @@ fake_xmit(struct sk_buff *skb, struct net_device *dev)
 			    get_be16(p + ETH_HLEN + IPV4_HLEN + 6);
 		if (type <= ICMP_ECHO_REQUEST)
 			fake_icmp_types[type]++;
+	}
+	if (skb->len >= ETH_HLEN + IPV4_HLEN && skb->len <= sizeof(fake_udp) &&
+	    get_be16(p + 12) == ETH_P_IP && p[ETH_HLEN + 9] == IP_PROTO_UDP) {
+		memcpy(fake_udp, p, skb->len);
+		fake_udp_len = skb->len;
+		fake_udp_skb = skb;
 	}
 	kfree_skb(skb);
 	return NETDEV_TX_OK;
@@ -238,7 +252,7 @@ arp_queue_holds_three(struct ktest *t)
 /* An IPv4 datagram from ip to NET_A: a UDP datagram to port 9 or an
  * echo request, len bytes with its header, handed up by the fake
  * device's "driver". */
-static void
+static const void *
 fake_rx_ip(struct net_device *dev, uint32_t ip, uint8_t proto, size_t len)
 {
 	uint8_t mac[ETH_ALEN] = {0x02, 0, 0, 0, 0, (uint8_t)ip};
@@ -246,10 +260,12 @@ fake_rx_ip(struct net_device *dev, uint32_t ip, uint8_t proto, size_t len)
 	    .ttl = 64, .proto = proto, .src = ip, .dst = NET_A};
 	struct sk_buff *skb =
 	    netdev_alloc_skb(dev, (unsigned)(ETH_HLEN + IPV4_HLEN + len));
-	uint8_t *msg, data[8] = {0};
+	uint8_t *msg, data[64];
 
-	if (skb == NULL)
-		return;
+	if (skb == NULL || len - UDP_HLEN > sizeof(data))
+		return NULL;
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + 1);
 	ether_build(skb_put(skb, ETH_HLEN), ETH_HLEN, dev->dev_addr, mac,
 	            ETH_P_IP);
 	ipv4_build(skb_put(skb, IPV4_HLEN), IPV4_HLEN, &h, len);
@@ -260,6 +276,7 @@ fake_rx_ip(struct net_device *dev, uint32_t ip, uint8_t proto, size_t len)
 		icmp_build_echo(msg, len, ICMP_ECHO_REQUEST, 7, 1, data,
 		                len - ICMP_HLEN);
 	netif_receive_skb(skb);
+	return skb;
 }
 
 static long
@@ -511,20 +528,19 @@ struct handler_case {
 };
 
 static void
-blocking_handler(struct socket *sk, const void *data, size_t len,
+blocking_handler(struct socket *sk, struct sk_buff *skb,
                  const struct sockaddr_in4 *from, void *arg)
 {
 	struct handler_case *h = arg;
 
-	(void)data;
-	h->len = len;
+	h->len = skb->len;
 	h->from_addr = from->addr;
 	h->from_port = from->port;
 	h->entered = 1;
 	while (!READ_ONCE(h->release))
 		msleep(1);
 	/* Still ours while sock_close waits: answer on it. */
-	h->sent = sock_sendto(sk, data, len, from);
+	h->sent = sock_send_skb(sk, skb, from);
 }
 
 static int
@@ -596,6 +612,93 @@ rx_handler_answers_and_close_waits(struct ktest *t)
 	KEXPECT_EQ(t, unregister_netdev(dev), 0);
 }
 
+static void
+reply_handler(struct socket *sk, struct sk_buff *skb,
+              const struct sockaddr_in4 *from, void *arg)
+{
+	volatile int *sent = arg;
+
+	*sent = sock_send_skb(sk, skb, from);
+}
+
+/* The reply in fake_udp: from NET_A port 9 back to NET_B port 1234, a
+ * valid checksum, the payload fake_rx_ip put in. */
+static void
+expect_echo(struct ktest *t, size_t payload)
+{
+	struct ipv4_info ip;
+	struct udp_dgram d;
+	const uint8_t *p = fake_udp + ETH_HLEN;
+
+	KASSERT_TRUE(t, fake_udp_len >= ETH_HLEN + IPV4_HLEN + UDP_HLEN);
+	KASSERT_TRUE(t, ipv4_parse(p, fake_udp_len - ETH_HLEN, &ip) ==
+	                    NET_DROP_NONE);
+	KEXPECT_EQ(t, ip.src, NET_A);
+	KEXPECT_EQ(t, ip.dst, NET_B);
+	KASSERT_TRUE(t, udp_parse(p + IPV4_HLEN, ip.payload_len, ip.src, ip.dst,
+	                          &d) == NET_DROP_NONE);
+	KEXPECT_TRUE(t, d.csum_present);
+	KEXPECT_EQ(t, d.sport, 9);
+	KEXPECT_EQ(t, d.dport, 1234);
+	KASSERT_TRUE(t, d.payload_len == payload);
+	for (size_t i = 0; i < payload; i++)
+		if (d.payload[i] != (uint8_t)(i * 7 + 1)) {
+			KEXPECT_EQ(t, d.payload[i], (uint8_t)(i * 7 + 1));
+			break;
+		}
+}
+
+/* A handler that sends the received skb back (sock_send_skb) sends that
+ * very skb: no allocation, no copy.  One too short to pad to ETH_ZLEN
+ * in place goes out through a copy; both replies are right, and the
+ * copy's source is freed. */
+static void
+rx_handler_reply_reuses_the_skb(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct sockaddr_in4 port9 = {0, 9};
+	struct memtag *skbs;
+	struct socket *sk;
+	volatile int sent = 0;
+	const void *rx;
+	int xmits0, objs0;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	skbs = memtag_at(memtag_index("skb"));
+	KASSERT_TRUE(t, skbs != NULL);
+	fake_arp_reply(dev, NET_B);
+	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk) == 0);
+	KEXPECT_EQ(t, sock_set_rx_handler(sk, reply_handler, (void *)&sent), 0);
+	KEXPECT_EQ(t, sock_bind(sk, &port9), 0);
+
+	/* 14 + 20 + 8 + 32 bytes: no padding, headroom to spare */
+	xmits0 = fake_xmits;
+	fake_udp_skb = NULL;
+	rx = fake_rx_ip(dev, NET_B, IP_PROTO_UDP, UDP_HLEN + 32);
+	KASSERT_TRUE(t, rx != NULL);
+	KEXPECT_EQ(t, sent, 32);
+	KEXPECT_EQ(t, fake_xmits, xmits0 + 1);
+	KEXPECT_TRUE(t, fake_udp_skb == rx);
+	expect_echo(t, 32);
+
+	/* 14 + 20 + 8 + 8 = 50 bytes, no tailroom to pad: copied */
+	objs0 = skbs->objs;
+	fake_udp_skb = NULL;
+	rx = fake_rx_ip(dev, NET_B, IP_PROTO_UDP, UDP_HLEN + 8);
+	KASSERT_TRUE(t, rx != NULL);
+	KEXPECT_EQ(t, sent, 8);
+	KEXPECT_EQ(t, fake_xmits, xmits0 + 2);
+	KEXPECT_TRUE(t, fake_udp_skb != NULL && fake_udp_skb != rx);
+	KEXPECT_EQ(t, fake_udp_len, ETH_ZLEN);
+	expect_echo(t, 8);
+	KEXPECT_TRUE(t, kt_poll(skbs->objs <= objs0, KT_SOON_MS));
+
+	sock_close(sk);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
 KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(unresolved_neighbour_fails),
             KTEST_CASE(arp_queue_holds_three),
@@ -606,4 +709,5 @@ KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(bound_socket_holds_until_unregister),
             KTEST_CASE(routes_and_address_go_with_device),
             KTEST_CASE(socket_registry_and_timeouts),
-            KTEST_CASE(rx_handler_answers_and_close_waits));
+            KTEST_CASE(rx_handler_answers_and_close_waits),
+            KTEST_CASE(rx_handler_reply_reuses_the_skb));
