@@ -2,7 +2,7 @@
  * The kernel clock (see clock.h).  The TSC's rate is measured once, at
  * boot, against a reference counter; after that a reading is one rdtsc, a
  * multiply and a compare-and-swap that keeps readings monotonic across
- * CPUs.
+ * CPUs (now_ms: one a millisecond).
  *
  * Calibration has to work on a loaded host, where QEMU's vCPU thread can
  * be preempted for milliseconds at any instruction.  Both the TSC and the
@@ -37,19 +37,23 @@ tsc_to_ns(uint64_t cycles)
 	return (hi << (32 - tsc_shift)) + (lo >> tsc_shift);
 }
 
-uint64_t
-now_ns(void)
+/* The clock before the monotonic clamp: this CPU's TSC since boot. */
+static uint64_t
+raw_ns(void)
 {
 	int64_t d = (int64_t)(rdtsc() - tsc_base);
-	uint64_t v, seen, prev;
 
-	if (tsc_mult == 0)
-		return 0;
 	/* A CPU whose TSC lags the boot CPU's must not read "before boot". */
-	v = tsc_to_ns(d > 0 ? (uint64_t)d : 0);
-	seen = read64_atomic(&clock_last);
+	return tsc_to_ns(d > 0 ? (uint64_t)d : 0);
+}
+
+/* Make v the highest reading returned so far, unless one is higher. */
+static uint64_t
+publish(uint64_t v, uint64_t seen)
+{
 	while (v > seen) {
-		prev = __sync_val_compare_and_swap(&clock_last, seen, v);
+		uint64_t prev =
+		    __sync_val_compare_and_swap(&clock_last, seen, v);
 		if (prev == seen)
 			return v;
 		seen = prev;
@@ -58,15 +62,43 @@ now_ns(void)
 }
 
 uint64_t
+now_ns(void)
+{
+	if (tsc_mult == 0)
+		return 0;
+	/* clock_last only grows: read without a locked instruction. */
+	return publish(raw_ns(), read64_growing(&clock_last));
+}
+
+uint64_t
 now_us(void)
 {
 	return now_ns() / 1000;
 }
 
+/*
+ * Milliseconds from the same clock, at most one compare-and-swap per
+ * millisecond instead of one per call (ARP reads the clock for every
+ * packet it sends).  A reading is published only when it starts a
+ * millisecond clock_last has not reached: every ms returned then has
+ * ms * 10^6 <= clock_last, so no later now_ns, now_us or now_ms on any
+ * CPU reads less.
+ */
 uint64_t
 now_ms(void)
 {
-	return now_ns() / 1000000;
+	uint64_t seen, v, ms;
+
+	if (tsc_mult == 0)
+		return 0;
+	seen = read64_growing(&clock_last);
+	v = raw_ns();
+	if (v <= seen)
+		return seen / 1000000;
+	ms = v / 1000000;
+	if (seen < ms * 1000000)
+		ms = publish(v, seen) / 1000000;
+	return ms;
 }
 
 uint64_t

@@ -193,6 +193,27 @@ read64_atomic(uint64_t *p)
 	return __sync_val_compare_and_swap(p, 0, 0);
 }
 
+/*
+ * A 64-bit value that only grows (and is stored whole, by cmpxchg8b), read
+ * without a locked instruction: the high half read before and after
+ * brackets the low half.  Equal high halves mean no carry in between
+ * (the value never comes back to a high half it left), so the pair is a
+ * value that was stored.  x86 keeps loads in order; volatile keeps the
+ * compiler from merging them.
+ */
+static inline uint64_t
+read64_growing(const uint64_t *p)
+{
+	const volatile uint32_t *w = (const volatile uint32_t *)p;
+	uint32_t hi, lo;
+
+	do {
+		hi = w[1];
+		lo = w[0];
+	} while (w[1] != hi);
+	return (uint64_t)hi << 32 | lo;
+}
+
 static inline void
 write64_atomic(uint64_t *p, uint64_t v)
 {

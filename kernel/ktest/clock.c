@@ -7,7 +7,8 @@
  * CPU takes an interrupt, so no tick is delivered; that a timer whose
  * expiry passed while ticks were lost fires at the next ticks, not after
  * as many ticks as its delay; and that readings taken on different CPUs
- * never go back.
+ * never go back, now_ms's (which publish once a millisecond) and
+ * now_ns's mixed.
  *
  * Under TCG the TSC and the PM timer both follow the host's clock, so a
  * host that preempts QEMU stretches both alike: the comparison holds on
@@ -186,12 +187,20 @@ mono_worker(struct stress_crew *crew, int idx)
 	struct mono *m = crew->arg;
 	uint64_t last = 0;
 
-	(void)idx;
 	for (int i = 0; i < MONO_ROUNDS; i++) {
 		/* Whatever any CPU published before our read ... */
 		uint64_t seen = read64_atomic(&m->max);
-		uint64_t v = now_ns(), old = seen, prev;
+		/* (every other reading in ms, which publishes once a ms:
+		 * the units must agree across CPUs too) */
+		bool in_ms = (i + idx) % 2 != 0;
+		uint64_t v = in_ms ? now_ms() * 1000000 : now_ns(), old = seen,
+		         prev;
 
+		/* A reading in ms is floor(ns / 10^6) of one in ns. */
+		if (in_ms) {
+			seen -= seen % 1000000;
+			last -= last % 1000000;
+		}
 		/* ... we must not read less, nor less than our own last. */
 		if (v < seen || v < last) {
 			uint64_t d = (v < seen ? seen : last) - v;
