@@ -95,8 +95,6 @@ EXPORT_SYMBOL(spin_init);
 EXPORT_SYMBOL(spin_lock_irqsave);
 EXPORT_SYMBOL(spin_unlock_irqrestore);
 EXPORT_SYMBOL(spin_held);
-EXPORT_SYMBOL(local_irq_save);
-EXPORT_SYMBOL(local_irq_restore);
 EXPORT_SYMBOL(mutex_init);
 EXPORT_SYMBOL(mutex_lock);
 EXPORT_SYMBOL(mutex_lock_interruptible);

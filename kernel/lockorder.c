@@ -1,6 +1,7 @@
 /*
  * The run-time lock order check (lockorder.h): each thread keeps the
- * ranked locks it holds, in the order taken.
+ * ranked locks it holds, sorted by rank, so checking a lock about to be
+ * taken is one compare with the top.
  */
 #include <kernel/lockorder.h>
 #include <kernel/cpu.h>
@@ -25,26 +26,39 @@ checked_thread(void)
 	return c->curr;
 }
 
-static void
-check(struct thread *t, const char *name, int rank)
+/* The highest-ranked tracked lock t holds: the top of the sorted stack;
+ * -1 for none. */
+static inline int
+top(const struct thread *t)
 {
-	int worst = -1;
+	return (t->nheld < LOCKORDER_DEPTH ? t->nheld : LOCKORDER_DEPTH) - 1;
+}
 
-	for (int i = 0; i < t->nheld && i < LOCKORDER_DEPTH; i++)
-		if (t->held[i].rank > rank &&
-		    (worst < 0 || t->held[i].rank > t->held[worst].rank))
-			worst = i;
-	if (worst < 0)
-		return;
+static void __attribute__((noinline))
+report(struct thread *t, const char *name, int rank)
+{
+	const char *worst = t->held[top(t)].name;
+	int worst_rank = t->held[top(t)].rank;
+
 	if (lockorder_catch) {
 		__atomic_add_fetch(&lockorder_caught, 1, __ATOMIC_SEQ_CST);
 		kprintf("lock order: %s (rank %d) taken while holding %s (rank "
 		        "%d)\n",
-		        name, rank, t->held[worst].name, t->held[worst].rank);
+		        name, rank, worst, worst_rank);
 		return;
 	}
 	panic("lock order: %s (rank %d) taken while holding %s (rank %d)", name,
-	      rank, t->held[worst].name, t->held[worst].rank);
+	      rank, worst, worst_rank);
+}
+
+/* One compare: the stack is sorted, so its top is the highest rank held. */
+static inline void
+check(struct thread *t, const char *name, int rank)
+{
+	int i = top(t);
+
+	if (i >= 0 && t->held[i].rank > rank)
+		report(t, name, rank);
 }
 
 void
@@ -56,12 +70,22 @@ lockorder_check(const char *name, int rank)
 		check(t, name, rank);
 }
 
-static void
+/*
+ * Keep the stack sorted by rank, lowest first.  A lock taken in order
+ * goes on top (nothing held ranks higher); only one taken out of order
+ * without waiting (a trylock, or one lockorder_catch let through) moves
+ * entries up to take its place.
+ */
+static inline void
 push(struct thread *t, const char *name, int rank)
 {
-	if (t->nheld < LOCKORDER_DEPTH) {
-		t->held[t->nheld].name = name;
-		t->held[t->nheld].rank = rank;
+	int i = t->nheld;
+
+	if (i < LOCKORDER_DEPTH) {
+		for (; i > 0 && t->held[i - 1].rank > rank; i--)
+			t->held[i] = t->held[i - 1];
+		t->held[i].name = name;
+		t->held[i].rank = rank;
 	}
 	t->nheld++;
 }
@@ -95,7 +119,12 @@ lockorder_pop(const char *name, int rank)
 	if (t == NULL || t->nheld == 0)
 		return;
 	n = t->nheld < LOCKORDER_DEPTH ? t->nheld : LOCKORDER_DEPTH;
-	/* Usually the last one taken; any one may go first. */
+	/* Usually the top one (the last taken); any one may go first. */
+	if (t->nheld <= LOCKORDER_DEPTH && t->held[n - 1].name == name &&
+	    t->held[n - 1].rank == rank) {
+		t->nheld--;
+		return;
+	}
 	for (int i = n - 1; i >= 0; i--) {
 		if (t->held[i].name == name && t->held[i].rank == rank) {
 			for (int j = i; j + 1 < n; j++)
@@ -107,6 +136,7 @@ lockorder_pop(const char *name, int rank)
 	if (t->nheld > LOCKORDER_DEPTH)
 		t->nheld--; /* an untracked one past the depth */
 }
+
 void
 lockorder_format_held(const struct thread *t, char *buf, size_t size)
 {

@@ -47,7 +47,8 @@ void lockorder_taken(const char *name, int rank);
 void lockorder_pop(const char *name, int rank);
 
 struct thread;
-/* The ranked locks t holds, in the order taken, for `ps -w` and the hang
+/* The ranked locks t holds, lowest rank first (the order taken, but for
+ * a trylock that took a lower rank), for `ps -w` and the hang
  * dump: "module_mutex,rtnl_mutex", "-" for none, "+N" past the depth
  * kept.  Reads another thread's list without a lock: its names through
  * fault-safe probes (kernel/hangdump.h). */

@@ -61,7 +61,7 @@ struct thread {
 	 * waits, read by others without a lock (a diagnostic: see
 	 * hangdump.c for why that is safe enough). */
 	struct thread_wait wait;
-	/* Ranked locks held, in the order taken (kernel/lockorder.h). */
+	/* Ranked locks held, sorted by rank (kernel/lockorder.h). */
 	struct {
 		const char *name;
 		int rank;

@@ -29,60 +29,58 @@ spin_init_rank(spinlock_t *l, const char *name, int rank)
 	l->rank = rank;
 }
 
-uint32_t
-local_irq_save(void)
+/* Cold paths, out of line: the fast path below stays short. */
+static void __attribute__((noinline, noreturn))
+recursive(spinlock_t *l, struct cpu *c, uintptr_t pc)
 {
-	uint32_t f = read_eflags();
-	cli();
-	return f;
+	panic("spinlock %s: recursive acquire on cpu %d (held since "
+	      "%p, again at %p)",
+	      l->name, c->id, (void *)l->owner_pc, (void *)pc);
 }
 
-void
-local_irq_restore(uint32_t flags)
+/* The lock was busy: check the order before waiting (a wrong order must
+ * panic now, not deadlock), wait for our ticket, record it after. */
+static void __attribute__((noinline))
+lock_wait(spinlock_t *l, struct cpu *c, uint16_t ticket)
 {
-	if (flags & EFLAGS_IF)
-		sti();
+	uint32_t spins = 0;
+
+	if (l->rank != 0)
+		lockorder_check(l->name, l->rank);
+	l->contended++;
+	while ((uint16_t)READ_ONCE(l->ticket) != ticket) {
+		cpu_relax();
+		if (++spins == LOCKUP_SPINS)
+			panic("spinlock %s: lockup on cpu %d, owner "
+			      "cpu %d at %p",
+			      l->name, c->id, l->owner_cpu,
+			      (void *)l->owner_pc);
+	}
+	if (l->rank != 0)
+		lockorder_push(l->name, l->rank);
 }
 
-static void
+/* Inlined into each way of taking a lock: a free lock costs the checks,
+ * one locked add and, for a ranked lock, one call to record it. */
+static inline __attribute__((always_inline)) void
 lock_acquire(spinlock_t *l, uintptr_t pc)
 {
 	struct cpu *c = this_cpu();
-	uint32_t t = 0x10000, spins = 0;
-	bool waited = false;
+	uint32_t t = 0x10000;
 
 	if (l->owner_cpu == c->id)
-		panic("spinlock %s: recursive acquire on cpu %d (held since "
-		      "%p, again at %p)",
-		      l->name, c->id, (void *)l->owner_pc, (void *)pc);
+		recursive(l, c, pc);
 	__asm__ volatile("lock xaddl %0, %1"
 	                 : "+r"(t), "+m"(l->ticket)
 	                 :
 	                 : "memory");
-	if ((uint16_t)l->ticket != (uint16_t)(t >> 16)) {
-		/* About to wait: a wrong order must panic now, not deadlock. */
-		if (l->rank != 0)
-			lockorder_check(l->name, l->rank);
-		waited = true;
-		l->contended++;
-		while ((uint16_t)READ_ONCE(l->ticket) != (uint16_t)(t >> 16)) {
-			cpu_relax();
-			if (++spins == LOCKUP_SPINS)
-				panic("spinlock %s: lockup on cpu %d, owner "
-				      "cpu %d at %p",
-				      l->name, c->id, l->owner_cpu,
-				      (void *)l->owner_pc);
-		}
-	}
+	if ((uint16_t)t != (uint16_t)(t >> 16))
+		lock_wait(l, c, (uint16_t)(t >> 16));
+	else if (l->rank != 0)
+		lockorder_taken(l->name, l->rank);
 	l->owner_cpu = c->id;
 	l->owner_pc = pc;
 	c->locks_held++;
-	if (l->rank == 0)
-		return;
-	if (waited)
-		lockorder_push(l->name, l->rank);
-	else
-		lockorder_taken(l->name, l->rank);
 }
 
 void
@@ -94,8 +92,8 @@ spin_lock(spinlock_t *l)
 	lock_acquire(l, (uintptr_t)__builtin_return_address(0));
 }
 
-void
-spin_unlock(spinlock_t *l)
+static inline __attribute__((always_inline)) void
+lock_release(spinlock_t *l)
 {
 	struct cpu *c = this_cpu();
 
@@ -114,6 +112,12 @@ spin_unlock(spinlock_t *l)
 	                 : "memory");
 }
 
+void
+spin_unlock(spinlock_t *l)
+{
+	lock_release(l);
+}
+
 uint32_t
 spin_lock_irqsave(spinlock_t *l)
 {
@@ -126,7 +130,7 @@ spin_lock_irqsave(spinlock_t *l)
 void
 spin_unlock_irqrestore(spinlock_t *l, uint32_t flags)
 {
-	spin_unlock(l);
+	lock_release(l);
 	local_irq_restore(flags);
 }
 

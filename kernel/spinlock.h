@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <kernel/lockorder.h>
+#include <kernel/x86.h>
 
 typedef struct spinlock {
 	volatile uint32_t ticket; /* high 16 bits: next, low 16: serving */
@@ -43,7 +44,22 @@ bool spin_is_locked(const spinlock_t *l);
 /* True if the calling CPU holds the lock (for assertions). */
 bool spin_held(const spinlock_t *l);
 
-uint32_t local_irq_save(void);
-void local_irq_restore(uint32_t flags);
+/* Interrupts off, returning the flags to give back; inline, as they
+ * bracket every lock and every per-CPU cache access. */
+static inline uint32_t
+local_irq_save(void)
+{
+	uint32_t f = read_eflags();
+
+	cli();
+	return f;
+}
+
+static inline void
+local_irq_restore(uint32_t flags)
+{
+	if (flags & EFLAGS_IF)
+		sti();
+}
 
 #endif

@@ -5,7 +5,9 @@
  * a panic, so the cases can commit one on purpose: a lower-ranked lock
  * taken while a higher-ranked one is held is reported with both names,
  * for spinlocks and mutexes; the documented order, equal ranks, unranked
- * locks and a trylock are not; released locks leave nothing behind.  A
+ * locks and a trylock are not, but a trylock's lower rank does not hide
+ * a higher one held from the next check; released locks leave nothing
+ * behind.  A
  * wrong order on a busy lock is reported before the wait, while the
  * holder still holds it: reported after, a real deadlock would spin for
  * ever instead of panicking.
@@ -18,6 +20,7 @@
 #include <kernel/spinlock.h>
 
 static DEFINE_SPINLOCK_RANK(ktest_low, LOCK_RANK_RTNL);
+static DEFINE_SPINLOCK_RANK(ktest_mid, LOCK_RANK_XMIT);
 static DEFINE_SPINLOCK_RANK(ktest_high, LOCK_RANK_TRACK);
 static DEFINE_SPINLOCK(ktest_plain);
 static DEFINE_MUTEX_RANK(ktest_low_mutex, LOCK_RANK_MODULE);
@@ -89,6 +92,21 @@ trylock_not_checked(void)
 	mutex_unlock(&ktest_high_mutex);
 }
 
+/* A trylock may take a lower rank (it cannot deadlock); the locks
+ * taken after it are still checked against the highest rank held. */
+static void
+trylock_then_wrong(void)
+{
+	uint32_t f = spin_lock_irqsave(&ktest_high), g;
+
+	if (spin_trylock(&ktest_low)) {
+		g = spin_lock_irqsave(&ktest_mid); /* 40 under 60: wrong */
+		spin_unlock_irqrestore(&ktest_mid, g);
+		spin_unlock(&ktest_low);
+	}
+	spin_unlock_irqrestore(&ktest_high, f);
+}
+
 static void
 spinlock_wrong_order_reported(struct ktest *t)
 {
@@ -119,6 +137,15 @@ static void
 trylock_silent(struct ktest *t)
 {
 	KEXPECT_EQ(t, caught_while(trylock_not_checked), 0);
+}
+
+/* The held stack is kept sorted by rank and the check compares with its
+ * top: the trylock's lower rank must not hide the higher one. */
+static void
+after_trylock_highest_still_checked(struct ktest *t)
+{
+	KEXPECT_EQ(t, caught_while(trylock_then_wrong), 1);
+	KEXPECT_EQ(t, caught_while(spin_right), 0); /* nothing left held */
 }
 
 struct busy {
@@ -192,4 +219,5 @@ KTEST_SUITE(lockorder, KTEST_CASE(spinlock_wrong_order_reported),
             KTEST_CASE(spinlock_documented_order_silent),
             KTEST_CASE(mutex_wrong_order_reported),
             KTEST_CASE(equal_rank_silent), KTEST_CASE(trylock_silent),
+            KTEST_CASE(after_trylock_highest_still_checked),
             KTEST_CASE(busy_lock_reported_before_the_wait));
