@@ -9,7 +9,10 @@
  * slot's own buffer, so the skb is freed at once and completion only
  * recycles descriptors, which xmit and the poll do themselves (tx_clean):
  * no transmit interrupt (TXDW), which cost an interrupt and a poll per
- * echoed datagram (docs/bench.md, the packet path).  All DMA memory is direct-map pages (physically
+ * echoed datagram (docs/bench.md, the packet path).  TCP/UDP checksums
+ * are left to the device (NETIF_F_L4_CSUM, sec. 3.3.5): a frame that asks
+ * for one goes as an extended data descriptor, after a context
+ * descriptor when the offsets differ from the last frame's.  All DMA memory is direct-map pages (physically
  * contiguous, V2P is the bus address), allocated at open and freed at
  * stop after the device has been told to stop and has been reset.
  *
@@ -22,6 +25,7 @@
 #include <kernel/irq.h>
 #include <kernel/module.h>
 #include <kernel/page_alloc.h>
+#include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <kernel/rcu.h>
 #include <kernel/string.h>
@@ -89,7 +93,14 @@
 #define TXD_CMD_EOP  0x01
 #define TXD_CMD_IFCS 0x02
 #define TXD_CMD_RS   0x08
+#define TXD_CMD_DEXT 0x20 /* extended: context or data descriptor */
 #define TXD_STAT_DD  0x01
+/* Extended descriptors (sec. 3.3.5-3.3.7): the type in bits 20-23 of the
+ * length word, which is the legacy layout's cso byte's high nibble; a
+ * data descriptor's POPTS sits where the legacy css byte is. */
+#define TXD_DTYP_CTX   0x00
+#define TXD_DTYP_DATA  0x10
+#define TXD_POPTS_TXSM 0x02 /* insert the TCP/UDP checksum */
 
 #define NRX       64 /* ring lengths: multiples of 8 (128-byte units) */
 #define NTX       64
@@ -115,8 +126,26 @@ struct tx_desc {
 	uint16_t special;
 };
 
+/* The TCP/IP context descriptor (sec. 3.3.6): where the checksum the
+ * following data descriptors ask for starts (tucss), goes (tucso) and
+ * ends (tucse, 0: the end of the frame); offsets from the frame's first
+ * byte.  The IP fields stay 0: the stack fills the IP header's own. */
+struct tx_ctx_desc {
+	uint8_t ipcss, ipcso;
+	uint16_t ipcse;
+	uint8_t tucss, tucso;
+	uint16_t tucse;
+	uint16_t paylen_lo;
+	uint8_t dtyp;  /* paylen 19:16 (0), type in the high nibble */
+	uint8_t tucmd; /* DEXT, RS: written back like a data descriptor */
+	uint8_t status;
+	uint8_t hdrlen;
+	uint16_t mss;
+};
+
 _Static_assert(sizeof(struct rx_desc) == 16, "SDM 3.2.3");
 _Static_assert(sizeof(struct tx_desc) == 16, "SDM 3.3.3");
+_Static_assert(sizeof(struct tx_ctx_desc) == 16, "SDM 3.3.6");
 
 struct e1000 {
 	struct net_device *dev;
@@ -128,8 +157,17 @@ struct e1000 {
 	uint8_t *rxbuf, *txbuf;
 	unsigned rx_next;           /* next descriptor the device fills */
 	unsigned tx_next, tx_clean; /* producer, oldest in flight */
+	/* The checksum context the device holds (0, 0: none yet); a frame
+	 * that needs another one is preceded by a context descriptor. */
+	uint8_t ctx_css, ctx_cso;
 	bool irq_on;
 };
+
+/* Test switch: leave every checksum to the stack (insmod e1000
+ * csum_offload=0), so both ways stay exercised on the real device. */
+static bool csum_offload = true;
+MODULE_PARAM(csum_offload, BOOL,
+             "fill in TCP/UDP checksums on transmit (default 1)");
 
 static uint32_t
 rd(struct e1000 *e, unsigned reg)
@@ -281,21 +319,60 @@ e1000_poll(struct napi_struct *napi, int budget)
 	return done;
 }
 
+/* Make the device's checksum context (css, cso) if it is not already;
+ * takes the slot at tx_next. */
+static void
+tx_context(struct e1000 *e, uint8_t css, uint8_t cso)
+{
+	struct tx_ctx_desc *c = (struct tx_ctx_desc *)&e->tx[e->tx_next];
+
+	memset(c, 0, sizeof(*c));
+	c->tucss = css;
+	c->tucso = cso;
+	c->dtyp = TXD_DTYP_CTX;
+	c->tucmd = TXD_CMD_DEXT | TXD_CMD_RS;
+	e->ctx_css = css;
+	e->ctx_cso = cso;
+	e->tx_next = (e->tx_next + 1) % NTX;
+}
+
 /* Called with dev->xmit_lock held, interrupts off. */
 static int
 e1000_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct e1000 *e = netdev_priv(dev);
-	unsigned next = (e->tx_next + 1) % NTX;
-	struct tx_desc *d = &e->tx[e->tx_next];
+	unsigned css = 0, cso = 0, slots = 1, next;
+	bool sum = skb->csum_partial;
+	struct tx_desc *d;
 
+	if (sum) {
+		/* From the frame's first byte; the stack only asks for an
+		 * IPv4 header without options, well inside a byte. */
+		css = skb->csum_start - (unsigned)(skb->data - skb->head);
+		cso = css + skb->csum_offset;
+		ASSERT(cso + 2 <= skb->len && cso < 256);
+		if (css != e->ctx_css || cso != e->ctx_cso)
+			slots = 2;
+	}
 	tx_clean(e);
-	if (next == e->tx_clean || skb->len > BUFSZ)
+	if ((e->tx_clean + NTX - e->tx_next - 1) % NTX < slots ||
+	    skb->len > BUFSZ)
 		return NETDEV_TX_BUSY;
+	if (slots == 2)
+		tx_context(e, (uint8_t)css, (uint8_t)cso);
+	d = &e->tx[e->tx_next];
+	next = (e->tx_next + 1) % NTX;
 	memcpy(e->txbuf + e->tx_next * BUFSZ, skb->data, skb->len);
 	d->addr = V2P(e->txbuf + e->tx_next * BUFSZ);
 	d->length = (uint16_t)skb->len;
 	d->cmd = TXD_CMD_EOP | TXD_CMD_IFCS | TXD_CMD_RS;
+	d->cso = 0;
+	d->css = 0;
+	if (sum) {
+		d->cmd |= TXD_CMD_DEXT;
+		d->cso = TXD_DTYP_DATA;
+		d->css = TXD_POPTS_TXSM;
+	}
 	d->status = 0;
 	e->tx_next = next;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* descriptor before TDT */
@@ -346,6 +423,7 @@ e1000_open(struct net_device *dev)
 	for (unsigned i = 0; i < NRX; i++)
 		e->rx[i].addr = V2P(e->rxbuf + i * BUFSZ);
 	e->rx_next = e->tx_next = e->tx_clean = 0;
+	e->ctx_css = e->ctx_cso = 0; /* a reset device holds no context */
 	for (unsigned i = 0; i < 128; i++)
 		wr(e, MTA + 4 * i, 0);
 	wr(e, RDBAL, (uint32_t)V2P(e->rx));
@@ -443,6 +521,8 @@ e1000_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	read_mac(e, dev->dev_addr);
 	dev->netdev_ops = &e1000_ops;
 	dev->destructor = e1000_destructor;
+	if (csum_offload)
+		dev->features |= NETIF_F_L4_CSUM;
 	netif_napi_add(dev, &e->napi, e1000_poll, 64);
 	r = register_netdev(dev);
 	if (r < 0)

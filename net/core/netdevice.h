@@ -119,6 +119,12 @@ struct napi_struct {
 	volatile int state; /* NAPI_* bits */
 };
 
+/* What a device does for the stack (net_device.features). */
+/* Fills in the TCP or UDP checksum over IPv4 on transmit: an skb with
+ * csum_partial set carries the pseudo-header's sum in the field, and the
+ * device sums from csum_start to the end (docs/inet.md). */
+#define NETIF_F_L4_CSUM (1u << 0)
+
 struct net_device {
 	char name[IFNAMSIZ];
 	int ifindex;
@@ -132,6 +138,7 @@ struct net_device {
 	/* Called once the last reference is gone (see the file comment). */
 	void (*destructor)(struct net_device *dev);
 	struct net_device_stats stats;
+	unsigned features; /* NETIF_F_*, set by the driver before register */
 
 	/* References (net/core/dev_refcnt.c). */
 	bool pcpu_refs; /* implementation chosen at alloc_netdev */

@@ -23,6 +23,7 @@ alloc_skb(unsigned size)
 	skb->dev = NULL;
 	skb->dev_tracker.link.next = NULL;
 	skb->protocol = 0;
+	skb->csum_partial = false;
 	skb->size = SKB_HEADROOM + size;
 	skb->head = skb->buf;
 	skb->data = skb->buf + SKB_HEADROOM;

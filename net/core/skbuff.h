@@ -24,6 +24,12 @@ struct sk_buff {
 	uint16_t protocol; /* EtherType, host order, set on receive */
 	unsigned len;      /* bytes at data */
 	unsigned size;     /* bytes at head */
+	/* A transmit checksum left to the device (NETIF_F_L4_CSUM): the
+	 * one's complement sum from head + csum_start to the end, folded
+	 * and inverted, goes at csum_start + csum_offset; the field holds
+	 * the pseudo-header's sum until then. */
+	bool csum_partial;
+	uint16_t csum_start, csum_offset;
 	uint8_t *head, *data;
 	uint8_t buf[];
 };

@@ -34,9 +34,12 @@ udp_parse(const uint8_t *p, size_t len, uint32_t src, uint32_t dst,
 	return NET_DROP_NONE;
 }
 
-int
-udp_build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst, uint16_t sport,
-          uint16_t dport, const uint8_t *payload, size_t len)
+/* The header, the payload (unless already in place) and, unless
+ * partial, the checksum; partial leaves the pseudo-header's sum in the
+ * field for a device to finish (udp_build_partial). */
+static int
+build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst, uint16_t sport,
+      uint16_t dport, const uint8_t *payload, size_t len, bool partial)
 {
 	uint16_t ulen, csum;
 	uint32_t sum;
@@ -51,9 +54,28 @@ udp_build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst, uint16_t sport,
 	put_be16(buf, sport);
 	put_be16(buf + 2, dport);
 	put_be16(buf + 4, ulen);
-	put_be16(buf + 6, 0);
 	sum = inet_csum_pseudo(src, dst, IP_PROTO_UDP, ulen);
+	if (partial) {
+		put_be16(buf + 6, (uint16_t)~inet_csum_fold(sum));
+		return (int)ulen;
+	}
+	put_be16(buf + 6, 0);
 	csum = inet_csum_fold(inet_csum_add(sum, buf, ulen));
 	put_be16(buf + 6, csum == 0 ? 0xffff : csum);
 	return (int)ulen;
+}
+
+int
+udp_build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst, uint16_t sport,
+          uint16_t dport, const uint8_t *payload, size_t len)
+{
+	return build(buf, cap, src, dst, sport, dport, payload, len, false);
+}
+
+int
+udp_build_partial(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
+                  uint16_t sport, uint16_t dport, const uint8_t *payload,
+                  size_t len)
+{
+	return build(buf, cap, src, dst, sport, dport, payload, len, true);
 }

@@ -43,5 +43,14 @@ enum net_drop udp_parse(const uint8_t *p, size_t len, uint32_t src,
 int udp_build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
               uint16_t sport, uint16_t dport, const uint8_t *payload,
               size_t len);
+/*
+ * udp_build for a device that fills in the checksum (NETIF_F_L4_CSUM):
+ * the field holds the pseudo-header's folded sum, so the one's
+ * complement sum of the datagram from its first byte, inverted, is the
+ * checksum udp_build would write.
+ */
+int udp_build_partial(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
+                      uint16_t sport, uint16_t dport, const uint8_t *payload,
+                      size_t len);
 
 #endif /* NET_UDP_PROTO_H */

@@ -18,7 +18,8 @@
  * handler gets the datagram instead of the queue, may answer from the
  * receive path, and sock_close waits for a handler still running; a
  * handler that sends the received skb back sends that skb (zero-copy),
- * or a copy when it has no room to pad a short frame.
+ * or a copy when it has no room to pad a short frame; a device that
+ * fills in UDP checksums gets the pseudo-header's sum to finish.
  * Cases that need unregister_netdev to wait (refmode=wait) skip
  * otherwise.
  */
@@ -30,6 +31,7 @@
 #include "net/ipv4/inet.h"
 #include "net/ipv4/arp_proto.h"
 #include "net/ipv4/ether_hdr.h"
+#include "net/ipv4/inet_csum.h"
 #include "net/ipv4/icmp_proto.h"
 #include "net/ipv4/ipv4_hdr.h"
 #include "net/ipv4/udp_proto.h"
@@ -54,6 +56,9 @@ static volatile unsigned fake_icmp_types[ICMP_ECHO_REQUEST + 1];
 static uint8_t fake_udp[ETH_ZLEN + 64];
 static volatile unsigned fake_udp_len;
 static const void *volatile fake_udp_skb;
+/* Its checksum request (NETIF_F_L4_CSUM), offsets from the frame. */
+static volatile bool fake_udp_partial;
+static volatile unsigned fake_udp_css, fake_udp_cso;
 
 static int
 fake_open(struct net_device *dev)
@@ -84,6 +89,9 @@ fake_xmit(struct sk_buff *skb, struct net_device *dev)
 		memcpy(fake_udp, p, skb->len);
 		fake_udp_len = skb->len;
 		fake_udp_skb = skb;
+		fake_udp_partial = skb->csum_partial;
+		fake_udp_css = skb->csum_start - (unsigned)(p - skb->head);
+		fake_udp_cso = fake_udp_css + skb->csum_offset;
 	}
 	kfree_skb(skb);
 	return NETDEV_TX_OK;
@@ -101,9 +109,9 @@ fake_destructor(struct net_device *dev)
 	free_netdev(dev);
 }
 
-/* Registered, up, with NET_A/24. */
+/* Registered, up, with NET_A/24, doing what features say. */
 static struct net_device *
-fake_up(struct ktest *t)
+fake_up_features(struct ktest *t, unsigned features)
 {
 	struct net_device *dev = alloc_netdev(0, "kinet%d");
 
@@ -117,6 +125,7 @@ fake_up(struct ktest *t)
 		return NULL;
 	dev->netdev_ops = &fake_ops;
 	dev->destructor = fake_destructor;
+	dev->features = features;
 	dev->dev_addr[0] = 0x02;
 	dev->dev_addr[5] = 0x77;
 	if (register_netdev(dev) < 0) {
@@ -128,6 +137,12 @@ fake_up(struct ktest *t)
 		return NULL;
 	}
 	return dev;
+}
+
+static struct net_device *
+fake_up(struct ktest *t)
+{
+	return fake_up_features(t, 0);
 }
 
 static void
@@ -681,6 +696,7 @@ rx_handler_reply_reuses_the_skb(struct ktest *t)
 	KEXPECT_EQ(t, sent, 32);
 	KEXPECT_EQ(t, fake_xmits, xmits0 + 1);
 	KEXPECT_TRUE(t, fake_udp_skb == rx);
+	KEXPECT_TRUE(t, !fake_udp_partial); /* the device cannot */
 	expect_echo(t, 32);
 
 	/* 14 + 20 + 8 + 8 = 50 bytes, no tailroom to pad: copied */
@@ -699,6 +715,48 @@ rx_handler_reply_reuses_the_skb(struct ktest *t)
 	KEXPECT_EQ(t, unregister_netdev(dev), 0);
 }
 
+/* A device that fills in TCP/UDP checksums (NETIF_F_L4_CSUM) gets the
+ * datagram with the pseudo-header's sum in the field and where to sum
+ * from; finished the way the device does it, the datagram verifies. */
+static void
+udp_checksum_left_to_device(struct ktest *t)
+{
+	struct net_device *dev = fake_up_features(t, NETIF_F_L4_CSUM);
+	struct sockaddr_in4 to = {NET_B, 1234};
+	struct socket *sk;
+	struct ipv4_info ip;
+	struct udp_dgram d;
+	uint8_t pl[45];
+	uint16_t c;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	for (unsigned i = 0; i < sizeof(pl); i++)
+		pl[i] = (uint8_t)(i * 7 + 1);
+	fake_arp_reply(dev, NET_B);
+	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk) == 0);
+	fake_udp_len = 0;
+	KEXPECT_EQ(t, sock_sendto(sk, pl, sizeof(pl), &to), (int)sizeof(pl));
+	KASSERT_TRUE(t, fake_udp_len ==
+	                    ETH_HLEN + IPV4_HLEN + UDP_HLEN + sizeof(pl));
+	KEXPECT_TRUE(t, fake_udp_partial);
+	KEXPECT_EQ(t, fake_udp_css, ETH_HLEN + IPV4_HLEN);
+	KEXPECT_EQ(t, fake_udp_cso, ETH_HLEN + IPV4_HLEN + 6);
+	/* the device: sum from css to the end, store the inverse at cso */
+	c = inet_csum(fake_udp + fake_udp_css, fake_udp_len - fake_udp_css);
+	put_be16(fake_udp + fake_udp_cso, c == 0 ? 0xffff : c);
+	KASSERT_TRUE(t, ipv4_parse(fake_udp + ETH_HLEN, fake_udp_len - ETH_HLEN,
+	                           &ip) == NET_DROP_NONE);
+	KEXPECT_TRUE(t,
+	             udp_parse(fake_udp + ETH_HLEN + IPV4_HLEN, ip.payload_len,
+	                       ip.src, ip.dst, &d) == NET_DROP_NONE);
+	KEXPECT_TRUE(t, d.csum_present);
+	KEXPECT_EQ(t, d.payload_len, sizeof(pl));
+	sock_close(sk);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
 KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(unresolved_neighbour_fails),
             KTEST_CASE(arp_queue_holds_three),
@@ -710,4 +768,5 @@ KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(routes_and_address_go_with_device),
             KTEST_CASE(socket_registry_and_timeouts),
             KTEST_CASE(rx_handler_answers_and_close_waits),
-            KTEST_CASE(rx_handler_reply_reuses_the_skb));
+            KTEST_CASE(rx_handler_reply_reuses_the_skb),
+            KTEST_CASE(udp_checksum_left_to_device));

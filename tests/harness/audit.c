@@ -21,7 +21,9 @@
  * What fails and what is benign.  An expert warning or error on a guest
  * frame that no rule here names fails the run as "expert warning".
  * Deliberately absent: checksum offload (modref computes every checksum
- * in software, so a bad one is a bug) and the virtio-net header (the
+ * in software, or leaves TCP/UDP ones to QEMU's e1000, which fills them
+ * in before the frame reaches the tap: a bad one is a bug) and the
+ * virtio-net header (the
  * harness opens its taps without IFF_VNET_HDR, so captures hold plain
  * Ethernet frames).
  */

@@ -230,6 +230,47 @@ udp_build_bytes(struct kt *t)
 	    -EINVAL);
 }
 
+/* What a device does with udp_build_partial's datagram (the 8254x's
+ * checksum insertion, SDM 3.3.6): sum from the UDP header to the end,
+ * the field's seed included, and store the inverse; QEMU's e1000 sends
+ * a 0 result as 0xffff, as RFC 768 asks. */
+static void
+device_fills_in(uint8_t *udp, size_t len)
+{
+	uint16_t c = inet_csum(udp, len);
+
+	put_be16(udp + 6, c == 0 ? 0xffff : c);
+}
+
+static void
+udp_build_partial_finished_by_device(struct kt *t)
+{
+	uint8_t soft[64], part[64], pl[40];
+
+	for (unsigned i = 0; i < sizeof(pl); i++)
+		pl[i] = (uint8_t)(i * 13 + 5);
+	/* every length, odd ones too: the seed must not depend on it */
+	for (size_t n = 0; n <= sizeof(pl); n++) {
+		KT_ASSERT(t, udp_build(soft, sizeof(soft), SRC, DST, 40000, 7,
+		                       pl, n) == (int)(UDP_HLEN + n));
+		KT_ASSERT(t,
+		          udp_build_partial(part, sizeof(part), SRC, DST, 40000,
+		                            7, pl, n) == (int)(UDP_HLEN + n));
+		KT_EXPECT(t, memcmp(soft, part, 6) == 0);
+		KT_EXPECT(t, memcmp(soft + 8, part + 8, n) == 0);
+		device_fills_in(part, UDP_HLEN + n);
+		KT_EXPECT_EQ(t, get_be16(part + 6), get_be16(soft + 6));
+	}
+	/* the slirp capture's datagram, finished by the device */
+	KT_ASSERT(t, udp_build_partial(part, sizeof(part), SRC, DST, 40000, 7,
+	                               (const uint8_t *)"hello modref\n",
+	                               13) == 21);
+	device_fills_in(part, 21);
+	KT_EXPECT(t, memcmp(part, slirp_udp_hello + 34, 21) == 0);
+	KT_EXPECT_EQ(t, udp_build_partial(part, 20, SRC, DST, 1, 7, pl, 13),
+	             -ENOSPC);
+}
+
 /* A datagram whose checksum computes to 0 is sent with 0xffff (RFC 768)
  * and still verifies. */
 static void
@@ -297,6 +338,7 @@ const struct kt_suite icmp_suite = {"icmp", icmp_cases};
 static const struct kt_case udp_cases[] = {
     KT_CASE(udp_parses_slirp_hello),
     KT_CASE(udp_build_bytes),
+    KT_CASE(udp_build_partial_finished_by_device),
     KT_CASE(udp_zero_checksum_sent_as_ffff),
     KT_CASE(udp_drops),
     KT_END,
