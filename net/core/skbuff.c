@@ -35,6 +35,10 @@ EXPORT_SYMBOL(alloc_skb);
 void
 skb_set_dev(struct sk_buff *skb, struct net_device *dev)
 {
+	/* The same device: the reference held is the one wanted (a
+	 * received frame sent back out costs no put and no hold). */
+	if (skb->dev == dev)
+		return;
 	if (skb->dev != NULL)
 		dev_put_track(skb->dev, &skb->dev_tracker);
 	skb->dev = dev;

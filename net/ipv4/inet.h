@@ -223,9 +223,12 @@ struct socket;
  * (the NIC's net_rx thread) with one datagram, in place of queueing it
  * for sock_recvfrom.  As lwIP's raw API hands a pbuf to its receive
  * callback, the handler gets the skb itself: the payload at skb->data,
- * skb->len bytes, no device held.  The handler owns it and passes it on,
- * with sock_send_skb (an echo sends it back, no allocation and no copy)
- * or kfree_skb.  It may send on this socket too, and may run on several
+ * skb->len bytes, still holding the device it came in on, as a frame in
+ * flight does.  The handler owns it and passes it on before it returns,
+ * with sock_send_skb (an echo sends it back: no allocation, no copy, and
+ * out through the same device no new reference) or kfree_skb; one it
+ * keeps must let go of the device first (skb_set_dev(skb, NULL)), or
+ * the device cannot go.  It may send on this socket too, and may run on several
  * CPUs at once; it must not close the socket (sock_close waits for
  * running handlers). */
 typedef void (*sock_rx_handler)(struct socket *sk, struct sk_buff *skb,

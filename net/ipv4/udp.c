@@ -13,7 +13,8 @@
  * source; among those a connected socket beats an unconnected one, then
  * a device-bound one beats an unbound one, then an exact local address
  * beats the wildcard (udp_score).  Queued skbs give their device reference back
- * (a datagram waiting in a socket is not in flight on a device); the source
+ * (a datagram waiting in a socket is not in flight on a device; one
+ * handed to a receive handler still is, and keeps it); the source
  * address is read back from the IP header left in front of the UDP header (no
  * options: ipv4_parse refuses them).  Queues are bounded (UDP_RXQ_MAX,
  * then UDP_RCVBUF_FULL); no socket: ICMP port unreachable and
@@ -439,7 +440,6 @@ udp_rcv(struct sk_buff *skb, const struct inet_rx_info *ri)
 		return;
 	}
 	skb->len = (unsigned)(UDP_HLEN + d.payload_len);
-	skb_set_dev(skb, NULL); /* queued, not in flight */
 	f = spin_lock_irqsave(&udp_lock);
 	sk = udp_lookup(ri, &d);
 	u = sk != NULL ? sk->proto_data : NULL;
@@ -447,6 +447,7 @@ udp_rcv(struct sk_buff *skb, const struct inet_rx_info *ri)
 		u->in_handler++;
 		handler = true;
 	} else if (sk != NULL && sk->rxq_len < UDP_RXQ_MAX) {
+		skb_set_dev(skb, NULL); /* queued, not in flight */
 		list_add_tail(&skb->list, &sk->rxq);
 		sk->rxq_len++;
 		wake_up(&sk->wq);

@@ -17,8 +17,9 @@
  * receive timeouts and non-blocking receive; a UDP socket's receive
  * handler gets the datagram instead of the queue, may answer from the
  * receive path, and sock_close waits for a handler still running; a
- * handler that sends the received skb back sends that skb (zero-copy),
- * or a copy when it has no room to pad a short frame; a device that
+ * handler that sends the received skb back sends that skb (zero-copy,
+ * on the device reference it came in with), or a copy when it has no
+ * room to pad a short frame; a device that
  * fills in UDP checksums gets the pseudo-header's sum to finish.
  * Cases that need unregister_netdev to wait (refmode=wait) skip
  * otherwise.
@@ -58,6 +59,8 @@ static volatile unsigned fake_udp_len;
 static const void *volatile fake_udp_skb;
 /* Its checksum request (NETIF_F_L4_CSUM), offsets from the frame. */
 static volatile bool fake_udp_partial;
+/* When its device reference was taken (the tracker's stamp). */
+static volatile uint64_t fake_udp_since;
 static volatile unsigned fake_udp_css, fake_udp_cso;
 
 static int
@@ -90,6 +93,7 @@ fake_xmit(struct sk_buff *skb, struct net_device *dev)
 		fake_udp_len = skb->len;
 		fake_udp_skb = skb;
 		fake_udp_partial = skb->csum_partial;
+		fake_udp_since = skb->dev_tracker.since;
 		fake_udp_css = skb->csum_start - (unsigned)(p - skb->head);
 		fake_udp_cso = fake_udp_css + skb->csum_offset;
 	}
@@ -627,13 +631,21 @@ rx_handler_answers_and_close_waits(struct ktest *t)
 	KEXPECT_EQ(t, unregister_netdev(dev), 0);
 }
 
+struct reply_case {
+	volatile int sent;
+	struct net_device *volatile dev; /* the skb's, in the handler */
+	volatile uint64_t since;         /* its reference's stamp */
+};
+
 static void
 reply_handler(struct socket *sk, struct sk_buff *skb,
               const struct sockaddr_in4 *from, void *arg)
 {
-	volatile int *sent = arg;
+	struct reply_case *r = arg;
 
-	*sent = sock_send_skb(sk, skb, from);
+	r->dev = skb->dev;
+	r->since = skb->dev_tracker.since;
+	r->sent = sock_send_skb(sk, skb, from);
 }
 
 /* The reply in fake_udp: from NET_A port 9 back to NET_B port 1234, a
@@ -674,7 +686,7 @@ rx_handler_reply_reuses_the_skb(struct ktest *t)
 	struct sockaddr_in4 port9 = {0, 9};
 	struct memtag *skbs;
 	struct socket *sk;
-	volatile int sent = 0;
+	struct reply_case r = {0};
 	const void *rx;
 	int xmits0, objs0;
 
@@ -685,7 +697,7 @@ rx_handler_reply_reuses_the_skb(struct ktest *t)
 	KASSERT_TRUE(t, skbs != NULL);
 	fake_arp_reply(dev, NET_B);
 	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk) == 0);
-	KEXPECT_EQ(t, sock_set_rx_handler(sk, reply_handler, (void *)&sent), 0);
+	KEXPECT_EQ(t, sock_set_rx_handler(sk, reply_handler, &r), 0);
 	KEXPECT_EQ(t, sock_bind(sk, &port9), 0);
 
 	/* 14 + 20 + 8 + 32 bytes: no padding, headroom to spare */
@@ -693,10 +705,16 @@ rx_handler_reply_reuses_the_skb(struct ktest *t)
 	fake_udp_skb = NULL;
 	rx = fake_rx_ip(dev, NET_B, IP_PROTO_UDP, UDP_HLEN + 32);
 	KASSERT_TRUE(t, rx != NULL);
-	KEXPECT_EQ(t, sent, 32);
+	KEXPECT_EQ(t, r.sent, 32);
 	KEXPECT_EQ(t, fake_xmits, xmits0 + 1);
 	KEXPECT_TRUE(t, fake_udp_skb == rx);
 	KEXPECT_TRUE(t, !fake_udp_partial); /* the device cannot */
+	/* In flight all the way: the handler's skb still held the device,
+	 * and went out on the reference it came in with (no put, no new
+	 * hold: the tracker's stamp is the receive's). */
+	KEXPECT_TRUE(t, r.dev == dev);
+	if (dev->track)
+		KEXPECT_TRUE(t, fake_udp_since == r.since);
 	expect_echo(t, 32);
 
 	/* 14 + 20 + 8 + 8 = 50 bytes, no tailroom to pad: copied */
@@ -704,7 +722,7 @@ rx_handler_reply_reuses_the_skb(struct ktest *t)
 	fake_udp_skb = NULL;
 	rx = fake_rx_ip(dev, NET_B, IP_PROTO_UDP, UDP_HLEN + 8);
 	KASSERT_TRUE(t, rx != NULL);
-	KEXPECT_EQ(t, sent, 8);
+	KEXPECT_EQ(t, r.sent, 8);
 	KEXPECT_EQ(t, fake_xmits, xmits0 + 2);
 	KEXPECT_TRUE(t, fake_udp_skb != NULL && fake_udp_skb != rx);
 	KEXPECT_EQ(t, fake_udp_len, ETH_ZLEN);
