@@ -68,45 +68,25 @@ kfree_skb(struct sk_buff *skb)
 }
 EXPORT_SYMBOL(kfree_skb);
 
-unsigned
-skb_tailroom(const struct sk_buff *skb)
+void
+skb_panic_put(const struct sk_buff *skb, unsigned n)
 {
-	return (unsigned)(skb->head + skb->size - (skb->data + skb->len));
+	panic("skb_put: %u bytes past the end (len %u, size %u)", n, skb->len,
+	      skb->size);
 }
-EXPORT_SYMBOL(skb_tailroom);
+EXPORT_SYMBOL(skb_panic_put);
 
-uint8_t *
-skb_put(struct sk_buff *skb, unsigned n)
+void
+skb_panic_push(const struct sk_buff *skb, unsigned n)
 {
-	uint8_t *tail = skb->data + skb->len;
-
-	if (n > skb_tailroom(skb))
-		panic("skb_put: %u bytes past the end (len %u, size %u)", n,
-		      skb->len, skb->size);
-	skb->len += n;
-	return tail;
+	panic("skb_push: %u bytes, only %u of headroom", n,
+	      (unsigned)(skb->data - skb->head));
 }
-EXPORT_SYMBOL(skb_put);
+EXPORT_SYMBOL(skb_panic_push);
 
-uint8_t *
-skb_push(struct sk_buff *skb, unsigned n)
+void
+skb_panic_pull(const struct sk_buff *skb, unsigned n)
 {
-	if (n > (unsigned)(skb->data - skb->head))
-		panic("skb_push: %u bytes, only %u of headroom", n,
-		      (unsigned)(skb->data - skb->head));
-	skb->data -= n;
-	skb->len += n;
-	return skb->data;
+	panic("skb_pull: %u bytes of %u", n, skb->len);
 }
-EXPORT_SYMBOL(skb_push);
-
-uint8_t *
-skb_pull(struct sk_buff *skb, unsigned n)
-{
-	if (n > skb->len)
-		panic("skb_pull: %u bytes of %u", n, skb->len);
-	skb->data += n;
-	skb->len -= n;
-	return skb->data;
-}
-EXPORT_SYMBOL(skb_pull);
+EXPORT_SYMBOL(skb_panic_pull);

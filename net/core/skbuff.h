@@ -42,9 +42,54 @@ void kfree_skb(struct sk_buff *skb);
 /* Point skb at dev, holding a reference (dropping any previous one). */
 void skb_set_dev(struct sk_buff *skb, struct net_device *dev);
 
-uint8_t *skb_put(struct sk_buff *skb, unsigned n);  /* grow at the tail */
-uint8_t *skb_push(struct sk_buff *skb, unsigned n); /* grow at the head */
-uint8_t *skb_pull(struct sk_buff *skb, unsigned n); /* drop from the head */
-unsigned skb_tailroom(const struct sk_buff *skb);
+/* The panics of the inline helpers below, out of line: running past
+ * either end of the buffer is a bug in the caller. */
+void skb_panic_put(const struct sk_buff *skb, unsigned n)
+    __attribute__((noreturn, cold));
+void skb_panic_push(const struct sk_buff *skb, unsigned n)
+    __attribute__((noreturn, cold));
+void skb_panic_pull(const struct sk_buff *skb, unsigned n)
+    __attribute__((noreturn, cold));
+
+/* Inline: every layer calls them on every packet. */
+static inline unsigned
+skb_tailroom(const struct sk_buff *skb)
+{
+	return (unsigned)(skb->head + skb->size - (skb->data + skb->len));
+}
+
+/* Grow at the tail. */
+static inline uint8_t *
+skb_put(struct sk_buff *skb, unsigned n)
+{
+	uint8_t *tail = skb->data + skb->len;
+
+	if (n > skb_tailroom(skb))
+		skb_panic_put(skb, n);
+	skb->len += n;
+	return tail;
+}
+
+/* Grow at the head. */
+static inline uint8_t *
+skb_push(struct sk_buff *skb, unsigned n)
+{
+	if (n > (unsigned)(skb->data - skb->head))
+		skb_panic_push(skb, n);
+	skb->data -= n;
+	skb->len += n;
+	return skb->data;
+}
+
+/* Drop from the head. */
+static inline uint8_t *
+skb_pull(struct sk_buff *skb, unsigned n)
+{
+	if (n > skb->len)
+		skb_panic_pull(skb, n);
+	skb->data += n;
+	skb->len -= n;
+	return skb->data;
+}
 
 #endif
