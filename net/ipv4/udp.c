@@ -23,7 +23,8 @@
  * A socket with a receive handler (sock_set_rx_handler: lwIP's raw API,
  * an event-driven service such as udpecho) is not queued to: udp_rcv
  * hands the handler the skb after dropping udp_lock, the socket pinned
- * by in_handler, which udp_release waits to drain.  So a handler may
+ * by in_handler (taken under the lock, dropped without it), which
+ * udp_release waits to drain.  So a handler may
  * send on its socket (sendto takes udp_lock to autobind), and a
  * datagram costs no wakeup and no context switch; an echo that sends
  * the skb back (sock_send_skb) costs no allocation and no copy either:
@@ -52,10 +53,21 @@ struct udp_sock {
 	bool bound;
 	sock_rx_handler handler; /* set before bind, never changed after */
 	void *handler_arg;
-	unsigned in_handler; /* handlers running (udp_lock) */
-	bool releasing;      /* udp_lock: udp_release waits on handlers_done */
-	struct waitq handlers_done;
+	/* Handlers running: taken under udp_lock while the socket is
+	 * listed, dropped without it (atomic both ways). */
+	unsigned in_handler;
 };
+
+/*
+ * udp_release waits here for a socket's handlers to drain.  Not in the
+ * socket: a handler's last act on it is the decrement, after which the
+ * socket may be freed at once, so the wakeup must touch nothing of it.
+ * The handler wakes only while a release waits (udp_releasing); the
+ * decrement and the releaser's increment are both full barriers, so
+ * either the releaser sees the count at 0 or the handler sees it wait.
+ */
+static DEFINE_WAITQ(udp_handlers_done);
+static unsigned udp_releasing;
 
 /* Lock held.  Would binding port on ifindex (0: no device) clash? */
 static bool
@@ -110,7 +122,6 @@ udp_init_sock(struct socket *sk)
 	if (u == NULL)
 		return -ENOMEM;
 	u->sk = sk;
-	waitq_init(&u->handlers_done, "udp_handlers");
 	sk->proto_data = u;
 	f = spin_lock_irqsave(&udp_lock);
 	list_add_tail(&u->link, &udp_socks);
@@ -121,11 +132,7 @@ udp_init_sock(struct socket *sk)
 static bool
 handlers_drained(struct udp_sock *u)
 {
-	uint32_t f = spin_lock_irqsave(&udp_lock);
-	bool done = u->in_handler == 0;
-
-	spin_unlock_irqrestore(&udp_lock, f);
-	return done;
+	return __atomic_load_n(&u->in_handler, __ATOMIC_SEQ_CST) == 0;
 }
 
 static void
@@ -135,10 +142,12 @@ udp_release(struct socket *sk)
 	uint32_t f = spin_lock_irqsave(&udp_lock);
 
 	list_del_init(&u->link); /* no new handler call after this */
-	u->releasing = true;
 	spin_unlock_irqrestore(&udp_lock, f);
-	if (u->handler != NULL)
-		wait_event(u->handlers_done, handlers_drained(u));
+	if (u->handler != NULL) {
+		__atomic_add_fetch(&udp_releasing, 1, __ATOMIC_SEQ_CST);
+		wait_event(udp_handlers_done, handlers_drained(u));
+		__atomic_sub_fetch(&udp_releasing, 1, __ATOMIC_SEQ_CST);
+	}
 	kfree(u);
 }
 
@@ -411,16 +420,15 @@ run_handler(struct socket *sk, struct sk_buff *skb, const struct udp_dgram *d,
 {
 	struct udp_sock *u = sk->proto_data;
 	struct sockaddr_in4 from = {ri->src, d->sport};
-	uint32_t f;
 
 	ASSERT(!spin_held(&udp_lock)); /* the handler may send */
 	skb_pull(skb, UDP_HLEN);
 	u->handler(sk, skb, &from, u->handler_arg);
-	f = spin_lock_irqsave(&udp_lock);
-	/* Only a release waits: no wakeup (and its lock) per datagram. */
-	if (--u->in_handler == 0 && u->releasing)
-		wake_up(&u->handlers_done);
-	spin_unlock_irqrestore(&udp_lock, f);
+	/* The last touch of u: it may be freed from here on.  Only while a
+	 * release waits is there a wakeup (and its lock). */
+	__atomic_sub_fetch(&u->in_handler, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&udp_releasing, __ATOMIC_SEQ_CST) != 0)
+		wake_up(&udp_handlers_done);
 }
 
 static void
@@ -444,7 +452,7 @@ udp_rcv(struct sk_buff *skb, const struct inet_rx_info *ri)
 	sk = udp_lookup(ri, &d);
 	u = sk != NULL ? sk->proto_data : NULL;
 	if (u != NULL && u->handler != NULL) {
-		u->in_handler++;
+		__atomic_add_fetch(&u->in_handler, 1, __ATOMIC_RELAXED);
 		handler = true;
 	} else if (sk != NULL && sk->rxq_len < UDP_RXQ_MAX) {
 		skb_set_dev(skb, NULL); /* queued, not in flight */

@@ -16,7 +16,8 @@
  * the device go with it; the socket registry refuses unknown protocols;
  * receive timeouts and non-blocking receive; a UDP socket's receive
  * handler gets the datagram instead of the queue, may answer from the
- * receive path, and sock_close waits for a handler still running; a
+ * receive path, and sock_close waits for a handler still running (and
+ * is woken, closing again and again while another CPU delivers); a
  * handler that sends the received skb back sends that skb (zero-copy,
  * on the device reference it came in with), or a copy when it has no
  * room to pad a short frame; a device that
@@ -818,6 +819,114 @@ csum_matches_byte_pairs(struct ktest *t)
 	KEXPECT_EQ(t, bad, 0);
 }
 
+/* Shared by the case below and its delivering thread. */
+struct churn {
+	struct net_device *dev;
+	volatile int stop;
+	volatile unsigned delivered;
+};
+
+static void
+count_handler(struct socket *sk, struct sk_buff *skb,
+              const struct sockaddr_in4 *from, void *arg)
+{
+	struct churn *c = arg;
+
+	(void)sk;
+	(void)from;
+	__atomic_add_fetch(&c->delivered, 1, __ATOMIC_RELAXED);
+	kfree_skb(skb);
+}
+
+static int
+deliver_until_stopped(void *arg)
+{
+	struct churn *c = arg;
+
+	while (!READ_ONCE(c->stop))
+		fake_rx_ip(c->dev, NET_B, IP_PROTO_UDP, UDP_HLEN + 8);
+	kt_shared_put(c);
+	return 0;
+}
+
+static int
+close_socket_only(void *arg)
+{
+	sock_close(arg);
+	return 0;
+}
+
+/* Handlers drop their pin without udp_lock and wake a waiting release
+ * through a wait queue outside the socket: closing sockets while
+ * another CPU delivers to them, again and again, every close must end
+ * (a lost wakeup would leave one waiting) and nothing may be touched
+ * after it (KFENCE and the poison would show a use after free). */
+static void
+handler_pin_races_close(struct ktest *t)
+{
+	struct net_device *dev;
+	struct churn *c;
+	struct kt_async *rx;
+	int other = kt_other_cpu(), closed = 0;
+
+	if (other < 0) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	dev = fake_up(t);
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	c = kt_shared_alloc(sizeof(*c), 2); /* this case, the deliverer */
+	KASSERT_TRUE(t, c != NULL);
+	c->dev = dev;
+	rx = kt_async_start_on("ktest-udpchurn", deliver_until_stopped, c,
+	                       other);
+	if (rx == NULL)
+		kt_shared_put(c);
+	KASSERT_TRUE(t, rx != NULL);
+	for (int i = 0; i < 100; i++) {
+		struct sockaddr_in4 port9 = {0, 9};
+		struct kt_async *closer;
+		struct socket *sk;
+		unsigned seen;
+
+		if (sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk) != 0)
+			break;
+		if (sock_set_rx_handler(sk, count_handler, c) != 0 ||
+		    sock_bind(sk, &port9) != 0) {
+			sock_close(sk);
+			break;
+		}
+		seen = c->delivered;
+		/* Closed while datagrams are arriving for it. */
+		if (!kt_poll(c->delivered != seen, KT_SOON_MS)) {
+			sock_close(sk);
+			break;
+		}
+		closer =
+		    kt_async_start("ktest-udpclose", close_socket_only, sk);
+		if (closer == NULL) {
+			sock_close(sk);
+			break;
+		}
+		if (!kt_poll(READ_ONCE(closer->done), KT_SOON_MS)) {
+			KEXPECT_MSG(t, false,
+			            "close %d still waiting after %d ms", i,
+			            KT_SOON_MS);
+			break; /* closer and socket left to it */
+		}
+		kt_shared_put(closer);
+		closed++;
+	}
+	c->stop = 1;
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(rx->done), KT_SOON_MS));
+	kt_shared_put(rx);
+	kt_shared_put(c);
+	KEXPECT_EQ(t, closed, 100);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
 KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(unresolved_neighbour_fails),
             KTEST_CASE(arp_queue_holds_three),
@@ -831,4 +940,5 @@ KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(rx_handler_answers_and_close_waits),
             KTEST_CASE(rx_handler_reply_reuses_the_skb),
             KTEST_CASE(udp_checksum_left_to_device),
-            KTEST_CASE(csum_matches_byte_pairs));
+            KTEST_CASE(csum_matches_byte_pairs),
+            KTEST_CASE(handler_pin_races_close));
