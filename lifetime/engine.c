@@ -187,6 +187,13 @@ set_mix(struct lt_params *p, char *s)
 		memcpy(preset, mix_cycles, strlen(mix_cycles) + 1);
 		s = preset;
 	}
+	/* "only,OP:W,..": the ops named and no other (the console line is
+	 * too short to set every other weight to 0). */
+	if (strncmp(s, "only,", 5) == 0) {
+		for (unsigned k = 0; k < lt_nops; k++)
+			p->weight[k] = 0;
+		s += 5;
+	}
 	while (*s != '\0') {
 		char *colon = strchr(s, ':'), *end;
 		unsigned long v;
@@ -747,9 +754,9 @@ COMMAND(
     stress,
     "stress lifetime [seed=N] [ops=N|cycles=N] [secs=N] [workers=N] "
     "[holdmax=MS] [watchdog=MS] [tcpport=P] [udpport=P] [faults=PERMILLE] "
-    "[mods=A,B..|all] "
-    "[mix=OP:W,..|cycles] [progress=0|1] [bg=1] | stress wait | stress stop "
-    "| stress faultsweep [MODULE..] | stress check",
+    "[mods=A,B..|all] [mix=[only,]OP:W,..|cycles] [progress=0|1] [bg=1] "
+    "| stress wait | stress stop | stress faultsweep [MODULE..] "
+    "| stress check",
     "concurrent module/device/socket lifetime stress; every failure "
     "path of insmod and ip link up; every invariant checker",
     cmd_stress);
