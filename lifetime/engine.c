@@ -750,13 +750,12 @@ cmd_stress(int argc, char **argv)
 		                       "check: invariants broken (above)");
 	return cmd_usage("stress");
 }
-COMMAND(
-    stress,
-    "stress lifetime [seed=N] [ops=N|cycles=N] [secs=N] [workers=N] "
-    "[holdmax=MS] [watchdog=MS] [tcpport=P] [udpport=P] [faults=PERMILLE] "
-    "[mods=A,B..|all] [mix=[only,]OP:W,..|cycles] [progress=0|1] [bg=1] "
-    "| stress wait | stress stop | stress faultsweep [MODULE..] "
-    "| stress check",
-    "concurrent module/device/socket lifetime stress; every failure "
-    "path of insmod and ip link up; every invariant checker",
-    cmd_stress);
+COMMAND(stress,
+        "stress lifetime [seed=N] [ops=N|cycles=N] [secs=N] [workers=N] "
+        "[holdmax=MS] [watchdog=MS] [tcpport=P] [udpport=P] [faults=PERMILLE] "
+        "[mods=A,B..|all] [mix=[only,]OP:W,..|cycles] [progress=0|1] [bg=1] "
+        "| stress wait | stress stop | stress faultsweep [MODULE..] "
+        "| stress check",
+        "concurrent module/device/socket lifetime stress; every failure "
+        "path of insmod and ip link up; every invariant checker",
+        cmd_stress);
