@@ -164,19 +164,22 @@ static const struct e2e cases[] = {
      1,
      0,
      {"^ok 1 - qemu-crash-once\\[default\\]$",
-      "QEMU crashed \\(emulator, not guest\\); ran again, first attempt: "
+      "QEMU crashed \\(emulator, not guest\\); ran again, attempt 1: "
       ".*qemu-crash-once-default\\.qemu-crash\\.log$",
       "^1 passed, 0 failed$"},
      {0},
      0,
      NULL},
-    {"qemu_crash_twice_fails",
+    {"qemu_crash_every_attempt_fails",
      "qemu-crash-always.scn",
      1,
      1,
      {"^not ok 1 - qemu-crash-always\\[default\\] # line 4: QEMU exited, "
       "killed by signal 11 \\(Segmentation fault\\), while waiting",
-      "QEMU crashed \\(emulator, not guest\\); ran again",
+      "QEMU crashed \\(emulator, not guest\\); ran again, attempt 1: "
+      ".*qemu-crash-always-default\\.qemu-crash\\.log$",
+      "QEMU crashed \\(emulator, not guest\\); ran again, attempt 2: "
+      ".*qemu-crash-always-default\\.qemu-crash-2\\.log$",
       "^0 passed, 1 failed$"},
      {0},
      0,
