@@ -60,6 +60,8 @@ dev_queue_xmit(struct sk_buff *skb)
 		kfree_skb(skb);
 		return -ENETDOWN;
 	}
+	/* The stack leaves a checksum only to the device it routed to. */
+	ASSERT(!skb->csum_partial || (dev->features & NETIF_F_L4_CSUM));
 	r = dev->netdev_ops->ndo_start_xmit(skb, dev);
 	if (r == NETDEV_TX_OK) {
 		dev->stats.tx_packets++;

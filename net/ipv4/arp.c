@@ -76,8 +76,7 @@ static void
 eth_queue(struct xmit_list *x, struct sk_buff *skb, struct net_device *dev,
           const uint8_t *dst, uint16_t type)
 {
-	if (skb->dev != dev)
-		skb_set_dev(skb, dev);
+	skb_set_dev(skb, dev); /* nothing if it holds dev already */
 	skb_push(skb, ETH_HLEN);
 	ether_build(skb->data, ETH_HLEN, dst, dev->dev_addr, type);
 	if (skb->len < ETH_ZLEN && skb_tailroom(skb) >= ETH_ZLEN - skb->len)

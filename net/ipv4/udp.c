@@ -254,18 +254,13 @@ udp_output(struct socket *sk, struct sk_buff *skb,
 	}
 	src = sk->local.addr != 0 ? sk->local.addr : nh.saddr;
 	skb_push(skb, UDP_HLEN);
-	if (nh.dev->features & NETIF_F_L4_CSUM) {
-		/* The device sums the datagram as it sends it. */
-		udp_build_partial(skb->data, skb->len, src, dest->addr,
-		                  sk->local.port, dest->port,
-		                  skb->data + UDP_HLEN, len);
-		skb->csum_partial = true;
-		skb->csum_start = (uint16_t)(skb->data - skb->head);
-		skb->csum_offset = 6;
-	} else {
-		udp_build(skb->data, skb->len, src, dest->addr, sk->local.port,
-		          dest->port, skb->data + UDP_HLEN, len);
-	}
+	/* A device that can sums the datagram as it sends it. */
+	skb->csum_partial = (nh.dev->features & NETIF_F_L4_CSUM) != 0;
+	skb->csum_start = (uint16_t)(skb->data - skb->head);
+	skb->csum_offset = 6;
+	(skb->csum_partial ? udp_build_partial : udp_build)(
+	    skb->data, skb->len, src, dest->addr, sk->local.port, dest->port,
+	    skb->data + UDP_HLEN, len);
 	INET_INC(udp_out);
 	r = ip_send_nexthop(skb, &nh, src, dest->addr, IP_PROTO_UDP);
 	return r < 0 ? r : (int)len;
