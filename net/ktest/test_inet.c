@@ -792,8 +792,8 @@ csum_by_pairs(uint32_t sum, const uint8_t *p, size_t len)
 	return (uint32_t)acc;
 }
 
-/* The kernel's inet_csum_add (an add-with-carry chain on i686, which the
- * host tests of the C version do not run) against byte pairs: every
+/* The kernel's inet_csum_add and inet_csum (an add-with-carry chain on
+ * i686, which the host tests of the C version do not run) against byte pairs: every
  * length to 200, every start alignment, partial sums in, on varied and
  * on all-0xff data (where the end-around carries pile up). */
 static void
@@ -813,6 +813,10 @@ csum_matches_byte_pairs(struct ktest *t)
 
 				if (inet_csum_add(in, buf + off, len) !=
 				    csum_by_pairs(in, buf + off, len))
+					bad++;
+				/* whole words take inet_csum's own path */
+				if (inet_csum(buf + off, len) !=
+				    (uint16_t)~csum_by_pairs(0, buf + off, len))
 					bad++;
 			}
 	}
