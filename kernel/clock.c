@@ -26,6 +26,8 @@ static uint32_t tsc_mult; /* ns per cycle, scaled by 2^tsc_shift */
 static unsigned tsc_shift;
 /* The highest reading returned so far, on any CPU. */
 static uint64_t clock_last;
+/* now_ms_coarse(): the latest tick's reading, in ms. */
+static uint64_t clock_coarse_ms;
 
 /* (cycles * tsc_mult) >> tsc_shift without losing the high bits. */
 uint64_t
@@ -47,18 +49,25 @@ raw_ns(void)
 	return tsc_to_ns(d > 0 ? (uint64_t)d : 0);
 }
 
-/* Make v the highest reading returned so far, unless one is higher. */
+/* Raise *p to v (seen: a value of *p read before), unless another CPU
+ * has raised it higher; returns what *p holds then. */
 static uint64_t
-publish(uint64_t v, uint64_t seen)
+raise_to(uint64_t *p, uint64_t v, uint64_t seen)
 {
 	while (v > seen) {
-		uint64_t prev =
-		    __sync_val_compare_and_swap(&clock_last, seen, v);
+		uint64_t prev = __sync_val_compare_and_swap(p, seen, v);
 		if (prev == seen)
 			return v;
 		seen = prev;
 	}
 	return seen;
+}
+
+/* Make v the highest reading returned so far, unless one is higher. */
+static uint64_t
+publish(uint64_t v, uint64_t seen)
+{
+	return raise_to(&clock_last, v, seen);
 }
 
 uint64_t
@@ -99,6 +108,21 @@ now_ms(void)
 	if (seen < ms * 1000000)
 		ms = publish(v, seen) / 1000000;
 	return ms;
+}
+
+uint64_t
+now_ms_coarse(void)
+{
+	return read64_growing(&clock_coarse_ms);
+}
+
+void
+clock_tick(uint64_t ns)
+{
+	/* Only raised, and stored whole (read64_growing's rule): the tick's
+	 * line can move to another CPU while a tick is in flight. */
+	raise_to(&clock_coarse_ms, ns / 1000000,
+	         read64_growing(&clock_coarse_ms));
 }
 
 uint64_t

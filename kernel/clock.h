@@ -22,6 +22,19 @@ uint64_t now_us(void);
 uint64_t now_ms(void);
 
 /*
+ * The clock as the last timer tick read it, in ms: a load, without the
+ * rdtsc and the 64-bit division of now_ms(), for code that reads the
+ * time on every packet to run timeouts of a second or more (the
+ * neighbour cache; Linux's jiffies).  Each tick stores a reading of the
+ * clock, so it keeps time: a late tick makes it late, never slow.  It
+ * lags now_ms() by up to a tick (1 ms), more while ticks are late, is
+ * never ahead of it and never goes back.  0 until the first tick.
+ */
+uint64_t now_ms_coarse(void);
+/* The tick's half: timer_tick passes its reading of now_ns(). */
+void clock_tick(uint64_t ns);
+
+/*
  * A duration in microseconds printed as milliseconds with three decimals,
  * so short times keep their resolution (ping's "time=0.412 ms"):
  *     kprintf("took " USEC_MS_FMT " ms\n", USEC_MS(us));

@@ -69,6 +69,7 @@ EXPORT_SYMBOL(wake_up_thread);
 EXPORT_SYMBOL(msleep);
 EXPORT_SYMBOL(msleep_interruptible);
 EXPORT_SYMBOL(now_ms);
+EXPORT_SYMBOL(now_ms_coarse);
 EXPORT_SYMBOL(now_us);
 EXPORT_SYMBOL(now_ns);
 EXPORT_SYMBOL(udelay);

@@ -128,6 +128,7 @@ timer_tick(void)
 {
 	uint64_t ns = now_ns();
 
+	clock_tick(ns);
 	if (ns < read64_atomic(&next_expiry_ns))
 		return;
 	/* The tick normally arrives on one CPU, but its line can be moved

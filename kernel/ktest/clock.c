@@ -171,6 +171,41 @@ timer_fires_after_lost_ticks(struct ktest *t)
 	KEXPECT_TRUE(t, !p.fired || p.fired_at >= due);
 }
 
+/* now_ms_coarse() is the last tick's reading: never ahead of now_ms(),
+ * never back, and after a stretch without ticks the first tick brings it
+ * up to the time (it stores a reading; it does not count ticks). */
+static void
+coarse_clock_follows_the_tick(struct ktest *t)
+{
+	struct busy b = {.r = reference(t)};
+	uint64_t last = 0, after, n0;
+	unsigned ahead = 0, back = 0;
+
+	if (b.r == NULL)
+		return;
+	for (int i = 0; i < 10000; i++) {
+		uint64_t c = now_ms_coarse(), n = now_ms();
+
+		ahead += c > n;
+		back += c < last;
+		last = c;
+	}
+	KEXPECT_EQ(t, ahead, 0);
+	KEXPECT_EQ(t, back, 0);
+	stop_machine(busy_fn, &b);
+	after = now_ms();
+	n0 = irq_count(0);
+	KEXPECT_MSG(t,
+	            kt_poll(now_ms_coarse() >= after || ticks_since(n0) >= 3,
+	                    KT_SOON_MS),
+	            "no tick in %u ms", KT_SOON_MS);
+	KEXPECT_MSG(t, now_ms_coarse() >= after,
+	            "coarse clock at %u ms, %u tick(s) after a %u ms stretch "
+	            "without ticks that ended at %u ms",
+	            (unsigned)now_ms_coarse(), (unsigned)ticks_since(n0),
+	            BUSY_MS, (unsigned)after);
+}
+
 /* ---- monotonic across CPUs -------------------------------------------- */
 
 #define MONO_ROUNDS 20000
@@ -276,4 +311,5 @@ KTEST_SUITE(clock, KTEST_CASE(clock_units_agree),
             KTEST_CASE(stamp_age_follows_the_clock),
             KTEST_CASE(clock_keeps_time_without_ticks),
             KTEST_CASE(timer_fires_after_lost_ticks),
+            KTEST_CASE(coarse_clock_follows_the_tick),
             KTEST_CASE(clock_monotonic_across_cpus));

@@ -4,7 +4,9 @@
  * machine leaves to its caller: the table, the lock, the packets queued
  * on an unresolved entry (as many as the machine counts, oldest first:
  * n->qlen == n->e.queued, asserted), the clock (arp_tick from the inet
- * thread) and the device reference.
+ * thread; every reading is now_ms_coarse(), which costs a packet a load,
+ * not an rdtsc and a division, and lags by a tick against timeouts of a
+ * second and more) and the device reference.
  *
  * References: a live entry holds its device (tag "arp", try_dev_hold,
  * so none is taken once the device is unregistering).  NETDEV_DOWN and
@@ -264,7 +266,7 @@ arp_output(struct sk_buff *skb, struct net_device *dev, uint32_t nexthop)
 		inet_drop_skb(skb, NET_DROP_ARP_UNRESOLVED);
 		return -EHOSTUNREACH;
 	}
-	neigh_output(&n->e, &neigh_default_params, now_ms(), &act);
+	neigh_output(&n->e, &neigh_default_params, now_ms_coarse(), &act);
 	neigh_apply(n, &act, skb, &x);
 	spin_unlock_irqrestore(&neigh_lock, f);
 	kfree(fresh);
@@ -312,8 +314,9 @@ arp_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt)
 		if (n == NULL)
 			n = neigh_create(dev, a.spa, &fresh);
 		if (n != NULL) {
-			neigh_input(&n->e, &neigh_default_params, now_ms(),
-			            a.sha, a.op == ARP_OP_REPLY, &act);
+			neigh_input(&n->e, &neigh_default_params,
+			            now_ms_coarse(), a.sha,
+			            a.op == ARP_OP_REPLY, &act);
 			neigh_apply(n, &act, NULL, &x);
 		}
 	}
@@ -377,7 +380,7 @@ void
 arp_show(void)
 {
 	struct neighbour *n;
-	uint64_t now = now_ms();
+	uint64_t now = now_ms_coarse();
 	unsigned count = 0, stubs;
 	char b[16];
 	uint32_t f = spin_lock_irqsave(&neigh_lock);

@@ -19,6 +19,7 @@
  */
 #include "net/ipv4/inet.h"
 #include "net/ipv4/ipv4_hdr.h"
+#include <kernel/clock.h>
 #include <kernel/errno.h>
 #include <kernel/initcall.h>
 #include <kernel/printk.h>
@@ -283,7 +284,7 @@ inet_thread(void *arg)
 	(void)arg;
 	for (;;) {
 		msleep(100);
-		arp_tick(now_ms());
+		arp_tick(now_ms_coarse());
 		route_tick();
 	}
 }
