@@ -23,14 +23,14 @@ static volatile int rp_state;
 static volatile int rp_go; /* generation: release bumps it */
 
 void
-__race_point(const char *name)
+__race_point(const char *name, bool may_sleep)
 {
 	uint32_t f;
 	int gen;
 	uint64_t end;
 
-	ASSERT((read_eflags() & EFLAGS_IF) && this_cpu()->locks_held == 0 &&
-	       this_cpu()->irq_depth == 0);
+	ASSERT(this_cpu()->locks_held == 0 && this_cpu()->irq_depth == 0);
+	ASSERT(!may_sleep || (read_eflags() & EFLAGS_IF));
 	f = spin_lock_irqsave(&race_lock);
 	if (rp_state != RP_ARMED || strcmp(name, armed_name) != 0) {
 		spin_unlock_irqrestore(&race_lock, f);
@@ -49,7 +49,10 @@ __race_point(const char *name)
 			race_disarm();
 			break;
 		}
-		msleep(1);
+		if (may_sleep)
+			msleep(1);
+		else
+			cpu_relax();
 	}
 	kprintf("race: %s goes on from %s\n", thread_name(current), name);
 }

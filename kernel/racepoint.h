@@ -13,8 +13,9 @@
  * One point is armed at a time (race_arm fails with -EBUSY otherwise).
  * A parked thread that is never released goes on by itself after
  * RACE_PARK_MAX_MS and says so, so a broken test cannot hang the kernel.
- * Points are placed only where the thread may sleep (no spinlock held,
- * interrupts on); race_point asserts it.  The list of points is in
+ * race_point is placed only where the thread may sleep (no spinlock held,
+ * interrupts on), race_point_spin where it holds no spinlock; each
+ * asserts it.  The list of points is in
  * docs/testing.md.
  */
 #ifndef KERNEL_RACEPOINT_H
@@ -26,13 +27,23 @@
 
 extern volatile int race_armed;
 
-void __race_point(const char *name);
+void __race_point(const char *name, bool may_sleep);
 
 static inline void
 race_point(const char *name)
 {
 	if (__atomic_load_n(&race_armed, __ATOMIC_ACQUIRE))
-		__race_point(name);
+		__race_point(name, true);
+}
+
+/* The same for a place that must not sleep but holds no spinlock: an RCU
+ * read-side section.  The parked thread spins there, preemption as it
+ * was, so a grace period waits for it as for any reader. */
+static inline void
+race_point_spin(const char *name)
+{
+	if (__atomic_load_n(&race_armed, __ATOMIC_ACQUIRE))
+		__race_point(name, false);
 }
 
 int race_arm(const char *name);

@@ -31,6 +31,14 @@ rcu_read_unlock(void)
 	preempt_enable();
 }
 
+/* For assertions: inside a read-side section (or anywhere else that
+ * preemption is off, which holds a grace period back just as well). */
+static inline bool
+rcu_read_held(void)
+{
+	return this_cpu()->preempt_off != 0;
+}
+
 void synchronize_rcu(void);
 /* The same grace period, asked for at once: every other CPU gets an
  * interrupt that counts as its quiescent state if it interrupted code

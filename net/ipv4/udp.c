@@ -7,7 +7,9 @@
  * socket on the port.  A socket bound to its port before its device is
  * narrowed by the device binding, never widened, so the rule holds.
  *
- * A datagram goes to the best matching socket: its local port matches,
+ * A datagram goes to the best matching socket, looked up without a lock
+ * (rcu_read_lock; udp_release waits a grace period before the socket's
+ * memory can go): its local port matches,
  * its local address is the wildcard or the destination, its bound device
  * (if any) is the receiving one and, if connected, its peer is the
  * source; among those a connected socket beats an unconnected one, then
@@ -22,9 +24,10 @@
  *
  * A socket with a receive handler (sock_set_rx_handler: lwIP's raw API,
  * an event-driven service such as udpecho) is not queued to: udp_rcv
- * hands the handler the skb after dropping udp_lock, the socket pinned
- * by in_handler (taken under the lock, dropped without it), which
- * udp_release waits to drain.  So a handler may
+ * hands the handler the skb after leaving the read-side section, the
+ * socket pinned by in_handler (taken inside it, dropped after the
+ * handler), which udp_release waits to drain once the grace period has
+ * let every pin taken on a listed socket land.  So a handler may
  * send on its socket (sendto takes udp_lock to autobind), and a
  * datagram costs no wakeup and no context switch; an echo that sends
  * the skb back (sock_send_skb) costs no allocation and no copy either:
@@ -37,13 +40,17 @@
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
 #include <kernel/panic.h>
+#include <kernel/racepoint.h>
+#include <kernel/rcu.h>
 #include <kernel/spinlock.h>
 #include <kernel/string.h>
 
 #define UDP_RXQ_MAX    64
 #define UDP_PORT_FIRST 49152
 
-static DEFINE_SPINLOCK(udp_lock); /* udp_socks, every rxq and address */
+/* Writers of udp_socks, every rxq and address; readers of udp_socks
+ * may walk it under rcu_read_lock instead (udp_lookup). */
+static DEFINE_SPINLOCK(udp_lock);
 static LIST_HEAD(udp_socks);
 static uint16_t next_port = UDP_PORT_FIRST;
 
@@ -53,8 +60,8 @@ struct udp_sock {
 	bool bound;
 	sock_rx_handler handler; /* set before bind, never changed after */
 	void *handler_arg;
-	/* Handlers running: taken under udp_lock while the socket is
-	 * listed, dropped without it (atomic both ways). */
+	/* Handlers running: taken in udp_lookup's read-side section,
+	 * dropped after the handler (atomic both ways). */
 	unsigned in_handler;
 };
 
@@ -124,7 +131,7 @@ udp_init_sock(struct socket *sk)
 	u->sk = sk;
 	sk->proto_data = u;
 	f = spin_lock_irqsave(&udp_lock);
-	list_add_tail(&u->link, &udp_socks);
+	list_add_tail_rcu(&u->link, &udp_socks);
 	spin_unlock_irqrestore(&udp_lock, f);
 	return 0;
 }
@@ -141,8 +148,13 @@ udp_release(struct socket *sk)
 	struct udp_sock *u = sk->proto_data;
 	uint32_t f = spin_lock_irqsave(&udp_lock);
 
-	list_del_init(&u->link); /* no new handler call after this */
+	list_del_rcu(&u->link);
 	spin_unlock_irqrestore(&udp_lock, f);
+	/* Every lookup that found the socket is done with it: its pin (if
+	 * any) is taken and its datagram queued (sock_close drains the
+	 * queue after us).  Expedited and shared: a close is not held up
+	 * for a tick on every CPU. */
+	rcu_gp_wait(rcu_gp_cookie());
 	if (u->handler != NULL) {
 		__atomic_add_fetch(&udp_releasing, 1, __ATOMIC_SEQ_CST);
 		wait_event(udp_handlers_done, handlers_drained(u));
@@ -388,16 +400,21 @@ udp_score(const struct socket *sk, const struct inet_rx_info *ri,
 	return score;
 }
 
-/* Lock held. */
+/* In a read-side section: the socket stays in memory until it ends. */
 static struct socket *
 udp_lookup(const struct inet_rx_info *ri, const struct udp_dgram *d)
 {
 	struct socket *best = NULL;
-	struct udp_sock *u;
+	struct list_head *e;
 	int best_score = -1;
 
-	list_for_each_entry(u, &udp_socks, link) {
-		int score = u->bound ? udp_score(u->sk, ri, d) : -1;
+	ASSERT(rcu_read_held());
+	for (e = list_next_rcu(&udp_socks); e != &udp_socks;
+	     e = list_next_rcu(e)) {
+		struct udp_sock *u = list_entry(e, struct udp_sock, link);
+		int score = __atomic_load_n(&u->bound, __ATOMIC_ACQUIRE)
+		                ? udp_score(u->sk, ri, d)
+		                : -1;
 
 		if (score > best_score) {
 			best = u->sk;
@@ -408,7 +425,8 @@ udp_lookup(const struct inet_rx_info *ri, const struct udp_dgram *d)
 }
 
 /* Hand the datagram to sk's receive handler, which owns skb from here;
- * sk was pinned (in_handler) under udp_lock, which is not held now. */
+ * sk was pinned (in_handler) in udp_lookup's read-side section, which has
+ * ended (a handler may sleep), and no lock is held. */
 static void
 run_handler(struct socket *sk, struct sk_buff *skb, const struct udp_dgram *d,
             const struct inet_rx_info *ri)
@@ -443,20 +461,25 @@ udp_rcv(struct sk_buff *skb, const struct inet_rx_info *ri)
 		return;
 	}
 	skb->len = (unsigned)(UDP_HLEN + d.payload_len);
-	f = spin_lock_irqsave(&udp_lock);
+	rcu_read_lock();
 	sk = udp_lookup(ri, &d);
+	race_point_spin("udp-lookup-found"); /* a close may start here */
 	u = sk != NULL ? sk->proto_data : NULL;
 	if (u != NULL && u->handler != NULL) {
 		__atomic_add_fetch(&u->in_handler, 1, __ATOMIC_RELAXED);
 		handler = true;
-	} else if (sk != NULL && sk->rxq_len < UDP_RXQ_MAX) {
-		skb_set_dev(skb, NULL); /* queued, not in flight */
-		list_add_tail(&skb->list, &sk->rxq);
-		sk->rxq_len++;
-		wake_up(&sk->wq);
-		queued = true;
+	} else if (sk != NULL) {
+		f = spin_lock_irqsave(&udp_lock);
+		if (sk->rxq_len < UDP_RXQ_MAX) {
+			skb_set_dev(skb, NULL); /* queued, not in flight */
+			list_add_tail(&skb->list, &sk->rxq);
+			sk->rxq_len++;
+			wake_up(&sk->wq);
+			queued = true;
+		}
+		spin_unlock_irqrestore(&udp_lock, f);
 	}
-	spin_unlock_irqrestore(&udp_lock, f);
+	rcu_read_unlock();
 	if (handler)
 		run_handler(sk, skb, &d, ri);
 	else if (sk == NULL) {

@@ -29,6 +29,8 @@
 #include <kernel/errno.h>
 #include <kernel/ktest.h>
 #include <kernel/memtag.h>
+#include <kernel/racepoint.h>
+#include <kernel/rcu.h>
 #include <kernel/sched.h>
 #include <kernel/string.h>
 #include "net/ipv4/inet.h"
@@ -860,13 +862,14 @@ close_socket_only(void *arg)
 	return 0;
 }
 
-/* Handlers drop their pin without udp_lock and wake a waiting release
- * through a wait queue outside the socket: closing sockets while
- * another CPU delivers to them, again and again, every close must end
- * (a lost wakeup would leave one waiting) and nothing may be touched
- * after it (KFENCE and the poison would show a use after free). */
+/* Closes 100 sockets on port 9, each while the other CPU is delivering
+ * datagrams to it: to a receive handler, or (handler false) into its
+ * queue.  Every close must end (a lost wakeup would leave one waiting)
+ * and nothing may be touched after it (KFENCE and the poison would show
+ * a use after free; the suite's meminfo checkpoint, a datagram queued
+ * after the close drained the queue). */
 static void
-handler_pin_races_close(struct ktest *t)
+close_while_delivering(struct ktest *t, bool handler)
 {
 	struct net_device *dev;
 	struct churn *c;
@@ -897,14 +900,17 @@ handler_pin_races_close(struct ktest *t)
 
 		if (sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk) != 0)
 			break;
-		if (sock_set_rx_handler(sk, count_handler, c) != 0 ||
+		if ((handler &&
+		     sock_set_rx_handler(sk, count_handler, c) != 0) ||
 		    sock_bind(sk, &port9) != 0) {
 			sock_close(sk);
 			break;
 		}
 		seen = c->delivered;
 		/* Closed while datagrams are arriving for it. */
-		if (!kt_poll(c->delivered != seen, KT_SOON_MS)) {
+		if (!kt_poll(handler ? c->delivered != seen
+		                     : READ_ONCE(sk->rxq_len) != 0,
+		             KT_SOON_MS)) {
 			sock_close(sk);
 			break;
 		}
@@ -931,6 +937,83 @@ handler_pin_races_close(struct ktest *t)
 	KEXPECT_EQ(t, unregister_netdev(dev), 0);
 }
 
+/* Handlers drop their pin without udp_lock and wake a waiting release
+ * through a wait queue outside the socket. */
+static void
+handler_pin_races_close(struct ktest *t)
+{
+	close_while_delivering(t, true);
+}
+
+/* The lookup takes no lock: a socket found just before its close is
+ * still in memory (the close waits a grace period) and what it queues
+ * then is freed by the close. */
+static void
+queue_races_close(struct ktest *t)
+{
+	close_while_delivering(t, false);
+}
+
+static int
+deliver_one_to_dev(void *arg)
+{
+	fake_rx_ip(arg, NET_B, IP_PROTO_UDP, UDP_HLEN + 8);
+	return 0;
+}
+
+/* The same race made certain: the delivering thread parks in its
+ * read-side section with the socket found; the close must wait (in a
+ * grace period) until it has gone on, and the datagram it queues meanwhile
+ * is the close's to free. */
+static void
+lookup_outlives_close(struct ktest *t)
+{
+	struct sockaddr_in4 port9 = {0, 9};
+	struct kt_async *rx, *closer;
+	struct net_device *dev;
+	struct socket *sk;
+	unsigned long gp;
+	int other = kt_other_cpu();
+
+	if (other < 0) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	dev = fake_up(t);
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk) == 0);
+	KASSERT_TRUE(t, sock_bind(sk, &port9) == 0);
+	KASSERT_TRUE(t, race_arm("udp-lookup-found") == 0);
+	rx =
+	    kt_async_start_on("ktest-udpfound", deliver_one_to_dev, dev, other);
+	if (rx == NULL)
+		race_disarm();
+	KASSERT_TRUE(t, rx != NULL);
+	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
+	gp = rcu_gp_cookie();
+	/* here: the other CPU spins with preemption off */
+	closer = kt_async_start_on("ktest-udpclose", close_socket_only, sk,
+	                           cpu_id());
+	if (closer == NULL)
+		race_release();
+	KASSERT_TRUE(t, closer != NULL);
+	/* The close either ends (wrong: the reader still stands on the
+	 * socket) or starts a grace period that waits for the reader. */
+	KEXPECT_TRUE(t,
+	             kt_poll(READ_ONCE(closer->done) || rcu_gp_cookie() != gp,
+	                     KT_SOON_MS));
+	KEXPECT_MSG(t, !READ_ONCE(closer->done),
+	            "the close ended while a lookup stood on the socket");
+	race_release();
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(rx->done), KT_SOON_MS));
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(closer->done), KT_SOON_MS));
+	kt_shared_put(rx);
+	kt_shared_put(closer);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
 KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(unresolved_neighbour_fails),
             KTEST_CASE(arp_queue_holds_three),
@@ -945,4 +1028,5 @@ KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(rx_handler_reply_reuses_the_skb),
             KTEST_CASE(udp_checksum_left_to_device),
             KTEST_CASE(csum_matches_byte_pairs),
-            KTEST_CASE(handler_pin_races_close));
+            KTEST_CASE(handler_pin_races_close), KTEST_CASE(queue_races_close),
+            KTEST_CASE(lookup_outlives_close));
