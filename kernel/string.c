@@ -6,8 +6,7 @@
 #include <stdint.h>
 #include <limits.h>
 
-void *
-memcpy(void *dst, const void *src, size_t n)
+void *(memcpy)(void *dst, const void *src, size_t n)
 {
 	void *d = dst;
 
@@ -61,8 +60,7 @@ memmove(void *dst, const void *src, size_t n)
 	return dst;
 }
 
-void *
-memset(void *dst, int c, size_t n)
+void *(memset)(void *dst, int c, size_t n)
 {
 	void *d = dst;
 	uint32_t v = (uint8_t)c * 0x01010101u;

@@ -14,6 +14,21 @@ void *memcpy(void *dst, const void *src, size_t n);
 void *memmove(void *dst, const void *src, size_t n);
 void *memset(void *dst, int c, size_t n);
 int memcmp(const void *a, const void *b, size_t n);
+/*
+ * -ffreestanding takes away the compiler's knowledge of these two, so a
+ * copy of a MAC address or a fill of a small struct was a call and a
+ * rep loop.  A size known at compile time now goes to the builtin, which
+ * moves or fills it inline (a few movs); any other size calls the
+ * functions above, since GCC's inline choice for an unknown size on i686
+ * is rep movsb, a byte a step, four times the steps of ours under TCG.
+ * string.c defines them as (memcpy) and (memset).
+ */
+#define memcpy(d, s, n)                                                        \
+	(__builtin_constant_p(n) ? __builtin_memcpy(d, s, n)                   \
+	                         : (memcpy)(d, s, n))
+#define memset(d, c, n)                                                        \
+	(__builtin_constant_p(n) ? __builtin_memset(d, c, n)                   \
+	                         : (memset)(d, c, n))
 size_t strlen(const char *s);
 size_t strnlen(const char *s, size_t max);
 int strcmp(const char *a, const char *b);
