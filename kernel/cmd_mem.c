@@ -13,6 +13,7 @@
 #include <kernel/page_alloc.h>
 #include <kernel/kmalloc.h>
 #include <kernel/kfence.h>
+#include <kernel/rcu.h>
 #include <kernel/string.h>
 #include <kernel/errno.h>
 
@@ -68,8 +69,10 @@ cmd_meminfo(int argc, char **argv)
 		return -EINVAL;
 	if (args_has(&a, 'c') && args_has(&a, 'd'))
 		return args_refuse(&a, "-c and -d exclude each other");
-	/* Guarded objects freed where the pages could not go back at once
-	 * are part of the books only once they have. */
+	/* Objects freed after a grace period (call_rcu: neighbour entries)
+	 * and guarded objects freed where the pages could not go back at
+	 * once are part of the books only once they have gone. */
+	rcu_barrier();
 	kfence_flush();
 	if (args_has(&a, 'c')) {
 		for (int i = 0; i < MAX_MEMTAGS; i++) {

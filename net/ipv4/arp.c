@@ -31,6 +31,9 @@
 #include <kernel/kmalloc.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
+#include <kernel/racepoint.h>
+#include <kernel/rcu.h>
+#include <kernel/seqcount.h>
 #include <kernel/spinlock.h>
 #include <kernel/string.h>
 #include <kernel/timer.h>
@@ -38,8 +41,10 @@
 #define NEIGH_MAX 128
 
 struct neighbour {
-	struct list_head link; /* in neigh_table while not dead */
-	struct neigh_entry e;
+	struct list_head link;  /* in neigh_table while not dead (RCU list) */
+	struct rcu_head rcu;    /* freed a grace period after the last put */
+	seqcount_t seq;         /* e, for arp_output_fast */
+	struct neigh_entry e;   /* changed under neigh_lock and seq */
 	struct net_device *dev; /* held; NULL once dead */
 	struct dev_tracker tracker;
 	int ifindex;
@@ -73,10 +78,10 @@ xmit_flush(struct xmit_list *x)
 	}
 }
 
-/* Prepend the Ethernet header, pad to the minimum, queue for sending. */
+/* Prepend the Ethernet header and pad to the minimum. */
 static void
-eth_queue(struct xmit_list *x, struct sk_buff *skb, struct net_device *dev,
-          const uint8_t *dst, uint16_t type)
+eth_frame(struct sk_buff *skb, struct net_device *dev, const uint8_t *dst,
+          uint16_t type)
 {
 	skb_set_dev(skb, dev); /* nothing if it holds dev already */
 	skb_push(skb, ETH_HLEN);
@@ -84,6 +89,14 @@ eth_queue(struct xmit_list *x, struct sk_buff *skb, struct net_device *dev,
 	if (skb->len < ETH_ZLEN && skb_tailroom(skb) >= ETH_ZLEN - skb->len)
 		memset(skb_put(skb, ETH_ZLEN - skb->len), 0,
 		       ETH_ZLEN - skb->len);
+}
+
+/* The same, queued for sending after the lock. */
+static void
+eth_queue(struct xmit_list *x, struct sk_buff *skb, struct net_device *dev,
+          const uint8_t *dst, uint16_t type)
+{
+	eth_frame(skb, dev, dst, type);
 	list_add_tail(&skb->list, &x->q);
 }
 
@@ -121,10 +134,17 @@ queue_drop_all(struct neighbour *n, enum net_drop why)
 }
 
 static void
+neigh_free_rcu(struct rcu_head *h)
+{
+	kfree(container_of(h, struct neighbour, rcu));
+}
+
+/* After a grace period: arp_output_fast may be reading it. */
+static void
 neigh_free(struct neighbour *n)
 {
 	ASSERT(list_empty(&n->queue)); /* neigh_kill dropped them */
-	kfree(n);
+	call_rcu(&n->rcu, neigh_free_rcu);
 }
 
 /* Lock held.  Unlink and let go of the device; the entry lives on as a
@@ -135,7 +155,7 @@ neigh_kill(struct neighbour *n)
 	if (n->dead)
 		return;
 	n->dead = true;
-	list_del_init(&n->link);
+	list_del_rcu(&n->link);
 	neigh_n--;
 	queue_drop_all(n, NET_DROP_ARP_UNRESOLVED);
 	dev_put_track(n->dev, &n->tracker);
@@ -192,14 +212,19 @@ neigh_apply(struct neighbour *n, const struct neigh_action *act,
 		neigh_kill(n);
 }
 
+/* Under neigh_lock, or in a read-side section (arp_output_fast). */
 static struct neighbour *
 neigh_find(int ifindex, uint32_t ip)
 {
-	struct neighbour *n;
+	struct list_head *l;
 
-	list_for_each_entry(n, &neigh_table, link)
+	ASSERT(rcu_read_held() || spin_held(&neigh_lock));
+	for (l = list_next_rcu(&neigh_table); l != &neigh_table;
+	     l = list_next_rcu(l)) {
+		struct neighbour *n = list_entry(l, struct neighbour, link);
 		if (n->ifindex == ifindex && n->e.ip == ip)
 			return n;
+	}
 	return NULL;
 }
 
@@ -220,7 +245,7 @@ neigh_create(struct net_device *dev, uint32_t ip, struct neighbour **fresh)
 	n->ifindex = dev->ifindex;
 	strlcpy(n->ifname, dev->name, sizeof(n->ifname));
 	n->refcnt = 1;
-	list_add_tail(&n->link, &neigh_table);
+	list_add_tail_rcu(&n->link, &neigh_table);
 	neigh_n++;
 	return n;
 }
@@ -234,19 +259,55 @@ send_bcast(struct sk_buff *skb, struct net_device *dev)
 	xmit_flush(&x);
 }
 
+/*
+ * Most packets go to a neighbour whose MAC is known and whose state no
+ * packet changes (neigh_output_only_xmits): those are sent without
+ * neigh_lock, as Linux's connected output.  The entry is found under
+ * rcu_read_lock (it is freed a grace period after its last put) and
+ * copied under its sequence count; false sends the packet the locked
+ * way, through the event.
+ */
+static bool
+arp_output_fast(struct sk_buff *skb, struct net_device *dev, uint32_t nexthop)
+{
+	struct neighbour *n;
+	struct neigh_entry e;
+	bool xmit = false;
+	unsigned seq;
+
+	rcu_read_lock();
+	n = neigh_find(dev->ifindex, nexthop);
+	race_point_spin("arp-fast-found"); /* arp_ifdown may run here */
+	if (n != NULL) {
+		do {
+			seq = read_seqbegin(&n->seq);
+			e = n->e;
+		} while (read_seqretry(&n->seq, seq));
+		xmit = neigh_output_only_xmits(&e, now_ms_coarse());
+	}
+	rcu_read_unlock();
+	if (!xmit)
+		return false;
+	eth_frame(skb, dev, e.mac, ETH_P_IP);
+	dev_queue_xmit(skb);
+	return true;
+}
+
 int
-arp_output(struct sk_buff *skb, struct net_device *dev, uint32_t nexthop)
+arp_output(struct sk_buff *skb, struct net_device *dev, uint32_t nexthop,
+           bool bcast)
 {
 	struct xmit_list x = {LIST_HEAD_INIT(x.q)};
 	struct neighbour *fresh = NULL, *n;
 	struct neigh_action act;
 	uint32_t f;
 
-	if (nexthop == IPV4_BROADCAST ||
-	    inet_addr_is_bcast(dev->ifindex, nexthop)) {
+	if (bcast) {
 		send_bcast(skb, dev);
 		return 0;
 	}
+	if (arp_output_fast(skb, dev, nexthop))
+		return 0;
 	f = spin_lock_irqsave(&neigh_lock);
 	n = neigh_find(dev->ifindex, nexthop);
 	if (n == NULL) {
@@ -266,7 +327,9 @@ arp_output(struct sk_buff *skb, struct net_device *dev, uint32_t nexthop)
 		inet_drop_skb(skb, NET_DROP_ARP_UNRESOLVED);
 		return -EHOSTUNREACH;
 	}
+	write_seqbegin(&n->seq, &neigh_lock);
 	neigh_output(&n->e, &neigh_default_params, now_ms_coarse(), &act);
+	write_seqend(&n->seq, &neigh_lock);
 	neigh_apply(n, &act, skb, &x);
 	spin_unlock_irqrestore(&neigh_lock, f);
 	kfree(fresh);
@@ -314,9 +377,11 @@ arp_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt)
 		if (n == NULL)
 			n = neigh_create(dev, a.spa, &fresh);
 		if (n != NULL) {
+			write_seqbegin(&n->seq, &neigh_lock);
 			neigh_input(&n->e, &neigh_default_params,
 			            now_ms_coarse(), a.sha,
 			            a.op == ARP_OP_REPLY, &act);
+			write_seqend(&n->seq, &neigh_lock);
 			neigh_apply(n, &act, NULL, &x);
 		}
 	}
@@ -339,7 +404,9 @@ arp_tick(uint64_t now)
 	list_for_each_entry_safe(n, tmp, &neigh_table, link) {
 		if (n->e.timer == 0 || now < n->e.timer)
 			continue;
+		write_seqbegin(&n->seq, &neigh_lock);
 		neigh_timer(&n->e, &neigh_default_params, now, &act);
+		write_seqend(&n->seq, &neigh_lock);
 		neigh_apply(n, &act, NULL, &x);
 	}
 	spin_unlock_irqrestore(&neigh_lock, f);
@@ -356,7 +423,9 @@ arp_ifdown(struct net_device *dev)
 	list_for_each_entry_safe(n, tmp, &neigh_table, link) {
 		if (n->dev != dev)
 			continue;
+		write_seqbegin(&n->seq, &neigh_lock);
 		neigh_ifdown(&n->e, &act);
+		write_seqend(&n->seq, &neigh_lock);
 		neigh_kill(n);
 	}
 	spin_unlock_irqrestore(&neigh_lock, f);

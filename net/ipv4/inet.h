@@ -73,8 +73,11 @@ int inet_aton(const char *s, uint32_t *out);
 
 void arp_init(void);
 /* Send skb (an IPv4 packet, data at the IP header) to nexthop on dev:
- * prepends the Ethernet header once the MAC is known.  Consumes skb. */
-int arp_output(struct sk_buff *skb, struct net_device *dev, uint32_t nexthop);
+ * prepends the Ethernet header once the MAC is known, or the broadcast
+ * MAC when bcast (the route says nexthop is a broadcast address on dev).
+ * Consumes skb. */
+int arp_output(struct sk_buff *skb, struct net_device *dev, uint32_t nexthop,
+               bool bcast);
 void arp_show(void);
 size_t arp_count_dev(int ifindex);
 /* Remove every entry of dev (the NETDEV_DOWN/UNREGISTER flush). */
@@ -99,6 +102,7 @@ struct dst_entry {
 	struct net_device *dev;
 	struct dev_tracker tracker;
 	uint32_t daddr, saddr, nexthop;
+	bool bcast;       /* nexthop is the limited or dev's subnet broadcast */
 	int oif;          /* the lookup key: 0 = any */
 	bool obsolete;    /* out of the cache: look again */
 	uint64_t lastuse; /* clock_stamp() */
@@ -121,6 +125,7 @@ void dst_release(struct dst_entry *dst);
 struct ip_nexthop {
 	struct net_device *dev;
 	uint32_t nexthop, saddr;
+	bool bcast; /* as the dst's */
 };
 /* Through a held dst: skb takes its own reference on the dst's current
  * device (blackhole_dev after an unregister), *out says where. */

@@ -58,7 +58,7 @@ ip_send_nexthop(struct sk_buff *skb, const struct ip_nexthop *nh,
 	plen = skb->len;
 	ipv4_build(skb_push(skb, IPV4_HLEN), IPV4_HLEN, &h, plen);
 	INET_INC(ip_out);
-	return arp_output(skb, dev, nh->nexthop);
+	return arp_output(skb, dev, nh->nexthop, nh->bcast);
 }
 
 int

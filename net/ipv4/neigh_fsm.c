@@ -179,7 +179,6 @@ neigh_output(struct neigh_entry *e, const struct neigh_params *p, uint64_t now,
 {
 	start_action(act);
 	expire(e, p, now, act);
-	e->used = now;
 	switch (e->state) {
 	case NEIGH_NONE:
 		/* Reused at once if a timer just removed it. */
@@ -205,6 +204,17 @@ neigh_output(struct neigh_entry *e, const struct neigh_params *p, uint64_t now,
 		act->flags |= NEIGH_ACT_DROP;
 		break;
 	}
+}
+
+bool
+neigh_output_only_xmits(const struct neigh_entry *e, uint64_t now)
+{
+	/* With no deadline due expire() runs nothing; then REACHABLE only
+	 * sets XMIT, and so does STALE once its probe is out. */
+	bool xmit = e->state == NEIGH_REACHABLE ||
+	            (e->state == NEIGH_STALE && e->probes != 0);
+
+	return xmit && e->timer != 0 && now < e->timer;
 }
 
 void

@@ -88,7 +88,6 @@ struct neigh_entry {
 	uint32_t probes;       /* requests sent in the current round */
 	uint32_t queued;       /* packets the caller holds for us */
 	uint64_t confirmed;    /* time of the last solicited reply */
-	uint64_t used;         /* time of the last output */
 	uint64_t timer;        /* next deadline, 0 if none */
 };
 
@@ -115,6 +114,16 @@ void neigh_init(struct neigh_entry *e, uint32_t ip);
 /* A packet wants to go to e->ip now. */
 void neigh_output(struct neigh_entry *e, const struct neigh_params *p,
                   uint64_t now, struct neigh_action *act);
+
+/*
+ * Whether neigh_output(e, p, now) would do nothing but XMIT to e->mac and
+ * change nothing in e: REACHABLE, or STALE with its probe out, and no
+ * deadline due.  A caller may then
+ * send to e->mac without the event (and without the lock that guards
+ * e), given a consistent copy of e (the neighbour cache's lockless
+ * output path); every other case takes the event.
+ */
+bool neigh_output_only_xmits(const struct neigh_entry *e, uint64_t now);
 
 /* An ARP packet from e->ip says its MAC is mac; solicited when it is a
  * reply to us (op REPLY, target our address). */

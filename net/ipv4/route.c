@@ -195,6 +195,10 @@ dst_create(uint32_t daddr, int oif, const struct route *r)
 	d->daddr = daddr;
 	d->oif = oif;
 	d->nexthop = route_nexthop(r, daddr);
+	/* Decided once per route, not per packet: an address change
+	 * empties the cache. */
+	d->bcast = d->nexthop == IPV4_BROADCAST ||
+	           inet_addr_is_bcast(r->ifindex, d->nexthop);
 	d->saddr = inet_addr_get(r->ifindex, NULL);
 	d->refcnt = 1;
 	return d;
@@ -359,6 +363,7 @@ dst_fill_nexthop(struct dst_entry *d, struct sk_buff *skb,
 	out->dev = d->dev;
 	out->nexthop = d->nexthop;
 	out->saddr = d->saddr;
+	out->bcast = d->bcast;
 }
 
 void

@@ -1014,6 +1014,55 @@ lookup_outlives_close(struct ktest *t)
 	KEXPECT_EQ(t, unregister_netdev(dev), 0);
 }
 
+static int
+echo_to_b(void *arg)
+{
+	(void)arg;
+	return icmp_send_echo(NET_B, 4, 2, 8);
+}
+
+/* arp_output_fast stands on a neighbour entry without neigh_lock: parked
+ * there, with the entry found, while NETDEV_DOWN kills the entry, it must
+ * find the entry's memory still there (freed only after a grace period,
+ * which it holds back) and its state reset, and so send nothing to the
+ * old MAC: the packet takes the locked way instead. */
+static void
+neigh_fast_output_outlives_kill(struct ktest *t)
+{
+	struct net_device *dev;
+	struct kt_async *tx;
+	unsigned echoes;
+	int other = kt_other_cpu();
+
+	if (other < 0) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	dev = fake_up(t);
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	KEXPECT_EQ(t, icmp_send_echo(NET_B, 4, 1, 8), 0); /* ARP request */
+	fake_arp_reply(dev, NET_B); /* REACHABLE: the echo goes */
+	echoes = fake_icmp_types[ICMP_ECHO_REQUEST];
+	KEXPECT_EQ(t, icmp_send_echo(NET_B, 4, 1, 8), 0); /* the fast way */
+	KEXPECT_EQ(t, fake_icmp_types[ICMP_ECHO_REQUEST], echoes + 1);
+	KASSERT_TRUE(t, race_arm("arp-fast-found") == 0);
+	tx = kt_async_start_on("ktest-arpfast", echo_to_b, NULL, other);
+	if (tx == NULL)
+		race_disarm();
+	KASSERT_TRUE(t, tx != NULL);
+	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
+	echoes = fake_icmp_types[ICMP_ECHO_REQUEST];
+	KEXPECT_EQ(t, dev_close(dev), 0); /* kills the entry under it */
+	KEXPECT_EQ(t, arp_count_dev(dev->ifindex), 0);
+	race_release();
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(tx->done), KT_SOON_MS));
+	KEXPECT_EQ(t, fake_icmp_types[ICMP_ECHO_REQUEST], echoes);
+	kt_shared_put(tx);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
 KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(unresolved_neighbour_fails),
             KTEST_CASE(arp_queue_holds_three),
@@ -1029,4 +1078,5 @@ KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(udp_checksum_left_to_device),
             KTEST_CASE(csum_matches_byte_pairs),
             KTEST_CASE(handler_pin_races_close), KTEST_CASE(queue_races_close),
-            KTEST_CASE(lookup_outlives_close));
+            KTEST_CASE(lookup_outlives_close),
+            KTEST_CASE(neigh_fast_output_outlives_kill));

@@ -317,6 +317,51 @@ ifdown_drops_queue(struct kt *t)
 	KT_EXPECT_EQ(t, a.flags, NEIGH_ACT_REMOVE);
 }
 
+/* neigh_output_only_xmits says yes exactly when neigh_output, run on a
+ * copy, gives only XMIT and leaves the entry as it was: every state, at
+ * every time around each deadline (the neighbour cache's lockless
+ * output path trusts it instead of the event). */
+static void
+only_xmits_matches_output(struct kt *t)
+{
+	struct neigh_entry start[6];
+	struct neigh_action a;
+	unsigned yes = 0;
+
+	neigh_init(&start[0], IP4(10, 0, 2, 2)); /* NONE */
+	start[1] = start[0];
+	neigh_output(&start[1], P, 0, &a); /* INCOMPLETE, timer 1000 */
+	resolved(&start[2], 0);            /* REACHABLE, timer 30000 */
+	resolved(&start[3], 0);
+	neigh_timer(&start[3], P, 30000, &a); /* STALE, timer 90000 */
+	start[4] = start[3];
+	neigh_output(&start[4], P, 30000, &a); /* STALE probing */
+	start[5] = start[1];
+	neigh_timer(&start[5], P, 3000, &a); /* FAILED after 3 probes */
+	for (size_t i = 0; i < 6; i++) {
+		uint64_t times[] = {0,
+		                    1,
+		                    start[i].timer > 0 ? start[i].timer - 1 : 0,
+		                    start[i].timer,
+		                    start[i].timer + 1,
+		                    start[i].timer + 100000};
+		for (size_t j = 0; j < sizeof(times) / sizeof(times[0]); j++) {
+			struct neigh_entry e = start[i];
+			bool fast = neigh_output_only_xmits(&e, times[j]);
+
+			neigh_output(&e, P, times[j], &a);
+			KT_EXPECT_EQ(t, fast,
+			             a.flags == NEIGH_ACT_XMIT &&
+			                 memcmp(&e, &start[i], sizeof(e)) == 0);
+			yes += fast;
+		}
+	}
+	KT_EXPECT_EQ(t, start[2].state, NEIGH_REACHABLE);
+	KT_EXPECT_EQ(t, start[5].state, NEIGH_FAILED);
+	/* REACHABLE and STALE probing, each at 0, 1 and timer - 1 */
+	KT_EXPECT_EQ(t, yes, 6);
+}
+
 static void
 state_names(struct kt *t)
 {
@@ -339,6 +384,7 @@ static const struct kt_case cases[] = {
     KT_CASE(stale_unused_is_removed),
     KT_CASE(unsolicited_updates),
     KT_CASE(ifdown_drops_queue),
+    KT_CASE(only_xmits_matches_output),
     KT_CASE(state_names),
     KT_END,
 };
