@@ -97,7 +97,9 @@ bool neigh_is_dead(const struct neighbour *n);
  * ("dst"); after NETDEV_UNREGISTER it points at blackhole_dev, which
  * drops everything, until its last user lets go. */
 struct dst_entry {
-	struct list_head link; /* in the cache while not obsolete */
+	struct list_head link; /* in the cache while not obsolete (RCU) */
+	struct list_head aux;  /* out of it: dst_inuse, or a free list */
+	struct rcu_head rcu;   /* freed a grace period after the last put */
 	volatile int refcnt;   /* users; the cache holds one */
 	struct net_device *dev;
 	struct dev_tracker tracker;
@@ -105,7 +107,7 @@ struct dst_entry {
 	bool bcast;       /* nexthop is the limited or dev's subnet broadcast */
 	int oif;          /* the lookup key: 0 = any */
 	bool obsolete;    /* out of the cache: look again */
-	uint64_t lastuse; /* clock_stamp() */
+	uint64_t lastuse; /* clock_stamp(); stored by lockless readers too */
 };
 extern struct net_device *blackhole_dev;
 

@@ -9,6 +9,11 @@
  * ip_route_skb it holds the route's device itself, as long as it is in
  * flight.
  *
+ * The cache is an RCU list: ip_route_skb finds an entry without the
+ * lock for a packet that already holds the route's device, and every
+ * entry's memory goes a grace period after its last reference (its
+ * device reference at once).
+ *
  * Invalidation:
  *  - any route or address change empties the cache (entries become
  *    obsolete; their users look again on the next send);
@@ -30,6 +35,8 @@
 #include <kernel/kmalloc.h>
 #include <kernel/panic.h>
 #include <kernel/printk.h>
+#include <kernel/racepoint.h>
+#include <kernel/rcu.h>
 #include <kernel/spinlock.h>
 #include <kernel/string.h>
 #include <kernel/timer.h>
@@ -46,23 +53,41 @@ static unsigned dst_cached, dst_orphans;
 
 struct net_device *blackhole_dev;
 
-/* Lock held: the cache lets go of every entry. */
+/* Lock held: the cache lets go of every entry.  A lockless reader may
+ * still stand on one (ip_route_skb): link keeps its next pointer, and
+ * the entry goes on through aux. */
 static void
 dst_cache_flush_locked(struct list_head *freeq)
 {
 	struct dst_entry *d, *tmp;
 
+	ASSERT(spin_held(&route_lock));
 	list_for_each_entry_safe(d, tmp, &dst_cache, link) {
-		list_del_init(&d->link);
+		list_del_rcu(&d->link);
 		dst_cached--;
 		d->obsolete = true;
 		if (--d->refcnt == 0) {
-			list_add_tail(&d->link, freeq);
+			list_add_tail(&d->aux, freeq);
 		} else {
-			list_add_tail(&d->link, &dst_inuse);
+			list_add_tail(&d->aux, &dst_inuse);
 			dst_orphans++;
 		}
 	}
+}
+
+static void
+dst_free_rcu(struct rcu_head *h)
+{
+	kfree(container_of(h, struct dst_entry, rcu));
+}
+
+/* The device goes back at once (a reader only compares the pointer),
+ * the memory after a grace period. */
+static void
+dst_free(struct dst_entry *d)
+{
+	dev_put_track(d->dev, &d->tracker);
+	call_rcu(&d->rcu, dst_free_rcu);
 }
 
 static void
@@ -70,10 +95,9 @@ dst_free_list(struct list_head *freeq)
 {
 	struct dst_entry *d, *tmp;
 
-	list_for_each_entry_safe(d, tmp, freeq, link) {
-		list_del_init(&d->link);
-		dev_put_track(d->dev, &d->tracker);
-		kfree(d);
+	list_for_each_entry_safe(d, tmp, freeq, aux) {
+		list_del_init(&d->aux);
+		dst_free(d);
 	}
 }
 
@@ -204,14 +228,21 @@ dst_create(uint32_t daddr, int oif, const struct route *r)
 	return d;
 }
 
-/* The cached entry for (daddr, oif), marked used; NULL if none. */
+/* The cached entry for (daddr, oif), marked used; NULL if none.  Under
+ * route_lock, or in a read-side section (the entry stays in memory until
+ * it ends, but may be flushed meanwhile).  lastuse may be stored by two
+ * CPUs at once, and route_tick may read it half written: at worst an
+ * entry in use is collected and made again. */
 static struct dst_entry *
 dst_cache_find(uint32_t daddr, int oif)
 {
-	struct dst_entry *d;
+	struct list_head *l;
 
-	ASSERT(spin_held(&route_lock));
-	list_for_each_entry(d, &dst_cache, link) {
+	ASSERT(rcu_read_held() || spin_held(&route_lock));
+	for (l = list_next_rcu(&dst_cache); l != &dst_cache;
+	     l = list_next_rcu(l)) {
+		struct dst_entry *d = list_entry(l, struct dst_entry, link);
+
 		if (d->daddr == daddr && d->oif == oif) {
 			d->lastuse = clock_stamp();
 			return d;
@@ -254,7 +285,7 @@ ip_route_output(uint32_t daddr, int oif, struct dst_entry **out)
 	f = spin_lock_irqsave(&route_lock);
 	fresh->refcnt = 2;
 	fresh->lastuse = clock_stamp();
-	list_add(&fresh->link, &dst_cache);
+	list_add_tail_rcu(&fresh->link, &dst_cache);
 	dst_cached++;
 	spin_unlock_irqrestore(&route_lock, f);
 	*out = fresh;
@@ -273,14 +304,12 @@ dst_release(struct dst_entry *d)
 	last = --d->refcnt == 0;
 	if (last) {
 		ASSERT(d->obsolete);
-		list_del_init(&d->link);
+		list_del_init(&d->aux);
 		dst_orphans--;
 	}
 	spin_unlock_irqrestore(&route_lock, f);
-	if (last) {
-		dev_put_track(d->dev, &d->tracker);
-		kfree(d);
-	}
+	if (last)
+		dst_free(d);
 }
 
 /* Lock held: point d at the blackhole device instead of its own. */
@@ -300,7 +329,7 @@ dst_ifdown(struct net_device *dev)
 	uint32_t f = spin_lock_irqsave(&route_lock);
 
 	dst_cache_flush_locked(&freeq);
-	list_for_each_entry(d, &dst_inuse, link)
+	list_for_each_entry(d, &dst_inuse, aux)
 		if (d->dev == dev)
 			dst_dev_put(d);
 	spin_unlock_irqrestore(&route_lock, f);
@@ -317,7 +346,7 @@ dst_count_dev(struct net_device *dev)
 	list_for_each_entry(d, &dst_cache, link)
 		if (d->dev == dev)
 			n++;
-	list_for_each_entry(d, &dst_inuse, link)
+	list_for_each_entry(d, &dst_inuse, aux)
 		if (d->dev == dev)
 			n++;
 	spin_unlock_irqrestore(&route_lock, f);
@@ -335,9 +364,9 @@ route_tick(void)
 		if (d->refcnt != 1 ||
 		    clock_stamp_age_ms(d->lastuse) < DST_GC_MS)
 			continue;
-		list_del_init(&d->link);
+		list_del_rcu(&d->link);
 		dst_cached--;
-		list_add_tail(&d->link, &freeq);
+		list_add_tail(&d->aux, &freeq);
 	}
 	spin_unlock_irqrestore(&route_lock, f);
 	dst_free_list(&freeq);
@@ -352,6 +381,17 @@ route_init(void)
 		panic("inet: no memory for the blackhole device");
 }
 
+/* out says where to send through d, out of dev (d's device as read). */
+static void
+dst_copy_nexthop(const struct dst_entry *d, struct net_device *dev,
+                 struct ip_nexthop *out)
+{
+	out->dev = dev;
+	out->nexthop = d->nexthop;
+	out->saddr = d->saddr;
+	out->bcast = d->bcast;
+}
+
 /* Lock held: skb takes its own reference on d's current device (so
  * dst_ifdown cannot swap it in between), and out says where to send. */
 static void
@@ -360,10 +400,7 @@ dst_fill_nexthop(struct dst_entry *d, struct sk_buff *skb,
 {
 	ASSERT(spin_held(&route_lock));
 	skb_set_dev(skb, d->dev);
-	out->dev = d->dev;
-	out->nexthop = d->nexthop;
-	out->saddr = d->saddr;
-	out->bcast = d->bcast;
+	dst_copy_nexthop(d, d->dev, out);
 }
 
 void
@@ -377,19 +414,34 @@ dst_route_skb(struct dst_entry *d, struct sk_buff *skb, struct ip_nexthop *out)
 
 /*
  * A cached route costs one lock round trip here instead of three
- * (ip_route_output, dst_route_skb, dst_release): the packet takes no
- * reference on the dst, only its own on the device, which is what
- * keeps the path alive while it is sent.  A cached dst is never on the
- * blackhole device (dst_ifdown empties the cache first).
+ * (ip_route_output, dst_route_skb, dst_release), and none for a packet
+ * that already holds the route's device: the packet takes no reference
+ * on the dst, only its own on the device, which is what keeps the path
+ * alive while it is sent.  A cached dst is never on the blackhole
+ * device (dst_ifdown empties the cache first).
  */
 int
 ip_route_skb(uint32_t daddr, int oif, struct sk_buff *skb,
              struct ip_nexthop *out)
 {
 	struct dst_entry *d;
-	uint32_t f = spin_lock_irqsave(&route_lock);
+	uint32_t f;
 	int r;
 
+	/* A packet that already holds the route's device (a reply going
+	 * back out the way it came) needs no reference taken, so no lock:
+	 * the entry is found and copied in a read-side section. */
+	rcu_read_lock();
+	d = skb->dev != NULL ? dst_cache_find(daddr, oif) : NULL;
+	race_point_spin("dst-found"); /* a flush may run here */
+	if (d != NULL && READ_ONCE(d->dev) == skb->dev)
+		dst_copy_nexthop(d, skb->dev, out);
+	else
+		d = NULL;
+	rcu_read_unlock();
+	if (d != NULL)
+		return 0;
+	f = spin_lock_irqsave(&route_lock);
 	d = dst_cache_find(daddr, oif);
 	if (d != NULL)
 		dst_fill_nexthop(d, skb, out);

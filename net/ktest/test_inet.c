@@ -1063,6 +1063,75 @@ neigh_fast_output_outlives_kill(struct ktest *t)
 	KEXPECT_EQ(t, unregister_netdev(dev), 0);
 }
 
+struct route_reply {
+	struct net_device *dev;
+	struct ip_nexthop nh;
+};
+
+static int
+route_reply(void *arg)
+{
+	struct route_reply *rr = arg;
+	struct sk_buff *skb = netdev_alloc_skb(rr->dev, 64);
+	int r;
+
+	if (skb == NULL)
+		return -ENOMEM;
+	r = ip_route_skb(NET_B, 0, skb, &rr->nh);
+	kfree_skb(skb);
+	return r;
+}
+
+static int32_t
+inet_objects(void)
+{
+	return memtag_at(memtag_index(INET_TAG))->objs;
+}
+
+/* ip_route_skb reads a cached dst without route_lock for a packet that
+ * holds the route's device: parked there, the dst found, while a route
+ * change empties the cache and drops the cache's (last) reference, the
+ * dst's memory must stay (freed a grace period later, which the reader
+ * holds back) and the reader must get its answer. */
+static void
+dst_lookup_outlives_flush(struct ktest *t)
+{
+	static struct route_reply rr; /* the reader's, past a failed case */
+	struct dst_entry *dst;
+	struct kt_async *rx;
+	int32_t objs;
+	int other = kt_other_cpu();
+
+	if (other < 0) {
+		ktest_skip(t, "needs two CPUs");
+		return;
+	}
+	rr.dev = fake_up(t);
+	if (rr.dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, rr.dev != NULL);
+	KASSERT_TRUE(t, ip_route_output(NET_B, 0, &dst) == 0);
+	dst_release(dst); /* the cache's reference is the last */
+	KASSERT_TRUE(t, race_arm("dst-found") == 0);
+	rx = kt_async_start_on("ktest-dstfound", route_reply, &rr, other);
+	if (rx == NULL)
+		race_disarm();
+	KASSERT_TRUE(t, rx != NULL);
+	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
+	objs = inet_objects();
+	/* any route change empties the cache: the dst's last put */
+	KEXPECT_EQ(t, inet_route_add(NET_C, 32, NET_B, rr.dev->ifindex, 5), 0);
+	KEXPECT_MSG(t, inet_objects() >= objs,
+	            "a dst was freed while a lookup stood on it");
+	race_release();
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(rx->done), KT_SOON_MS));
+	KEXPECT_EQ(t, rx->result, 0);
+	KEXPECT_EQ(t, rr.nh.nexthop, NET_B);
+	kt_shared_put(rx);
+	KEXPECT_EQ(t, inet_route_del(NET_C, 32, rr.dev->ifindex), 0);
+	KEXPECT_EQ(t, unregister_netdev(rr.dev), 0);
+}
+
 KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(unresolved_neighbour_fails),
             KTEST_CASE(arp_queue_holds_three),
@@ -1079,4 +1148,5 @@ KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(csum_matches_byte_pairs),
             KTEST_CASE(handler_pin_races_close), KTEST_CASE(queue_races_close),
             KTEST_CASE(lookup_outlives_close),
-            KTEST_CASE(neigh_fast_output_outlives_kill));
+            KTEST_CASE(neigh_fast_output_outlives_kill),
+            KTEST_CASE(dst_lookup_outlives_flush));
