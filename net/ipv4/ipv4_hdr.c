@@ -77,9 +77,14 @@ read_fixed(const uint8_t *p, struct ipv4_info *out)
 enum net_drop
 ipv4_parse(const uint8_t *p, size_t len, struct ipv4_info *out)
 {
-	memset(out, 0, sizeof(*out));
-	if (len < IPV4_HLEN)
+	/* Field by field, not a memset of the whole: this runs for every
+	 * packet, and read_fixed writes all but the payload's two. */
+	out->payload = NULL;
+	out->payload_len = 0;
+	if (len < IPV4_HLEN) {
+		memset(out, 0, sizeof(*out));
 		return NET_DROP_IP_TRUNCATED;
+	}
 	read_fixed(p, out);
 	if ((p[OFF_VER_IHL] >> 4) != 4)
 		return NET_DROP_IP_BAD_VERSION;
