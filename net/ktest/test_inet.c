@@ -862,6 +862,42 @@ close_socket_only(void *arg)
 	return 0;
 }
 
+/* For the cases that race two CPUs: a fake device, or NULL when the
+ * machine has one CPU (skipped) or the device could not be made. */
+static struct net_device *
+fake_up_smp(struct ktest *t)
+{
+	struct net_device *dev;
+
+	if (kt_other_cpu() < 0) {
+		ktest_skip(t, "needs two CPUs");
+		return NULL;
+	}
+	dev = fake_up(t);
+	if (!t->skipped)
+		KEXPECT_TRUE(t, dev != NULL);
+	return dev;
+}
+
+/* fn(arg) in a thread on the other CPU, parked at race point `point`
+ * when this returns; NULL (the case failed) if it did not get there. */
+static struct kt_async *
+start_parked(struct ktest *t, const char *point, const char *name,
+             int (*fn)(void *), void *arg)
+{
+	struct kt_async *a;
+
+	KEXPECT_EQ(t, race_arm(point), 0);
+	a = kt_async_start_on(name, fn, arg, kt_other_cpu());
+	if (a == NULL) {
+		race_disarm();
+		KEXPECT_TRUE(t, a != NULL);
+		return NULL;
+	}
+	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
+	return a;
+}
+
 /* Closes 100 sockets on port 9, each while the other CPU is delivering
  * datagrams to it: to a receive handler, or (handler false) into its
  * queue.  Every close must end (a lost wakeup would leave one waiting)
@@ -871,24 +907,18 @@ close_socket_only(void *arg)
 static void
 close_while_delivering(struct ktest *t, bool handler)
 {
-	struct net_device *dev;
+	struct net_device *dev = fake_up_smp(t);
 	struct churn *c;
 	struct kt_async *rx;
-	int other = kt_other_cpu(), closed = 0;
+	int closed = 0;
 
-	if (other < 0) {
-		ktest_skip(t, "needs two CPUs");
+	if (dev == NULL)
 		return;
-	}
-	dev = fake_up(t);
-	if (dev == NULL && t->skipped)
-		return;
-	KASSERT_TRUE(t, dev != NULL);
 	c = kt_shared_alloc(sizeof(*c), 2); /* this case, the deliverer */
 	KASSERT_TRUE(t, c != NULL);
 	c->dev = dev;
 	rx = kt_async_start_on("ktest-udpchurn", deliver_until_stopped, c,
-	                       other);
+	                       kt_other_cpu());
 	if (rx == NULL)
 		kt_shared_put(c);
 	KASSERT_TRUE(t, rx != NULL);
@@ -969,29 +999,18 @@ static void
 lookup_outlives_close(struct ktest *t)
 {
 	struct sockaddr_in4 port9 = {0, 9};
+	struct net_device *dev = fake_up_smp(t);
 	struct kt_async *rx, *closer;
-	struct net_device *dev;
 	struct socket *sk;
 	unsigned long gp;
-	int other = kt_other_cpu();
 
-	if (other < 0) {
-		ktest_skip(t, "needs two CPUs");
+	if (dev == NULL)
 		return;
-	}
-	dev = fake_up(t);
-	if (dev == NULL && t->skipped)
-		return;
-	KASSERT_TRUE(t, dev != NULL);
 	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk) == 0);
 	KASSERT_TRUE(t, sock_bind(sk, &port9) == 0);
-	KASSERT_TRUE(t, race_arm("udp-lookup-found") == 0);
-	rx =
-	    kt_async_start_on("ktest-udpfound", deliver_one_to_dev, dev, other);
-	if (rx == NULL)
-		race_disarm();
+	rx = start_parked(t, "udp-lookup-found", "ktest-udpfound",
+	                  deliver_one_to_dev, dev);
 	KASSERT_TRUE(t, rx != NULL);
-	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
 	gp = rcu_gp_cookie();
 	/* here: the other CPU spins with preemption off */
 	closer = kt_async_start_on("ktest-udpclose", close_socket_only, sk,
@@ -1029,30 +1048,20 @@ echo_to_b(void *arg)
 static void
 neigh_fast_output_outlives_kill(struct ktest *t)
 {
-	struct net_device *dev;
+	struct net_device *dev = fake_up_smp(t);
 	struct kt_async *tx;
 	unsigned echoes;
-	int other = kt_other_cpu();
 
-	if (other < 0) {
-		ktest_skip(t, "needs two CPUs");
+	if (dev == NULL)
 		return;
-	}
-	dev = fake_up(t);
-	if (dev == NULL && t->skipped)
-		return;
-	KASSERT_TRUE(t, dev != NULL);
 	KEXPECT_EQ(t, icmp_send_echo(NET_B, 4, 1, 8), 0); /* ARP request */
 	fake_arp_reply(dev, NET_B); /* REACHABLE: the echo goes */
 	echoes = fake_icmp_types[ICMP_ECHO_REQUEST];
 	KEXPECT_EQ(t, icmp_send_echo(NET_B, 4, 1, 8), 0); /* the fast way */
 	KEXPECT_EQ(t, fake_icmp_types[ICMP_ECHO_REQUEST], echoes + 1);
-	KASSERT_TRUE(t, race_arm("arp-fast-found") == 0);
-	tx = kt_async_start_on("ktest-arpfast", echo_to_b, NULL, other);
-	if (tx == NULL)
-		race_disarm();
+	tx =
+	    start_parked(t, "arp-fast-found", "ktest-arpfast", echo_to_b, NULL);
 	KASSERT_TRUE(t, tx != NULL);
-	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
 	echoes = fake_icmp_types[ICMP_ECHO_REQUEST];
 	KEXPECT_EQ(t, dev_close(dev), 0); /* kills the entry under it */
 	KEXPECT_EQ(t, arp_count_dev(dev->ifindex), 0);
@@ -1100,24 +1109,14 @@ dst_lookup_outlives_flush(struct ktest *t)
 	struct dst_entry *dst;
 	struct kt_async *rx;
 	int32_t objs;
-	int other = kt_other_cpu();
 
-	if (other < 0) {
-		ktest_skip(t, "needs two CPUs");
+	rr.dev = fake_up_smp(t);
+	if (rr.dev == NULL)
 		return;
-	}
-	rr.dev = fake_up(t);
-	if (rr.dev == NULL && t->skipped)
-		return;
-	KASSERT_TRUE(t, rr.dev != NULL);
 	KASSERT_TRUE(t, ip_route_output(NET_B, 0, &dst) == 0);
 	dst_release(dst); /* the cache's reference is the last */
-	KASSERT_TRUE(t, race_arm("dst-found") == 0);
-	rx = kt_async_start_on("ktest-dstfound", route_reply, &rr, other);
-	if (rx == NULL)
-		race_disarm();
+	rx = start_parked(t, "dst-found", "ktest-dstfound", route_reply, &rr);
 	KASSERT_TRUE(t, rx != NULL);
-	KEXPECT_TRUE(t, race_wait_parked(KT_SOON_MS));
 	objs = inet_objects();
 	/* any route change empties the cache: the dst's last put */
 	KEXPECT_EQ(t, inet_route_add(NET_C, 32, NET_B, rr.dev->ifindex, 5), 0);
