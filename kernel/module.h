@@ -149,13 +149,29 @@ struct module_use {
 
 /* ---- references -------------------------------------------------------- */
 
+/* The two below for a loaded module (mod != NULL). */
+bool try_module_get_real(struct module *mod);
+void module_put_real(struct module *mod);
+
 /* Take a reference unless the module is not LIVE.  NULL is the kernel
- * itself: always succeeds. */
-bool try_module_get(struct module *mod);
+ * itself: always succeeds, and inline, since built-in owners (IPv4,
+ * UDP) are asked on every packet. */
+static inline bool
+try_module_get(struct module *mod)
+{
+	return mod == NULL || try_module_get_real(mod);
+}
+
 /* Take another reference while holding one (or from the module's own
  * init).  Reported if the caller holds none. */
 void __module_get(struct module *mod);
-void module_put(struct module *mod);
+
+static inline void
+module_put(struct module *mod)
+{
+	if (mod != NULL)
+		module_put_real(mod);
+}
 /* Current count (a snapshot; exact only when nothing races). */
 int module_refcount(struct module *mod);
 const char *module_state_name(int state);

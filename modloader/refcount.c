@@ -200,10 +200,8 @@ const struct module_refops module_refops_atomic = {
 /* ---- the API ----------------------------------------------------------- */
 
 bool
-try_module_get(struct module *mod)
+try_module_get_real(struct module *mod)
 {
-	if (mod == NULL)
-		return true;
 	if (fault_should_fail(FAULT_MODGET))
 		return false;
 	return mod->refops->try_get(mod);
@@ -229,10 +227,8 @@ __module_get(struct module *mod)
 }
 
 void
-module_put(struct module *mod)
+module_put_real(struct module *mod)
 {
-	if (mod == NULL)
-		return;
 	/* A reader section: the put may let rmmod free the module on
 	 * another CPU, and we still read mod below (Linux does the same). */
 	rcu_read_lock();
@@ -280,9 +276,9 @@ module_guarded_thread(void *call)
 	rcu_read_unlock();
 }
 
-EXPORT_SYMBOL(try_module_get);
+EXPORT_SYMBOL(try_module_get_real);
 EXPORT_SYMBOL(__module_get);
-EXPORT_SYMBOL(module_put);
+EXPORT_SYMBOL(module_put_real);
 EXPORT_SYMBOL(module_refcount);
 EXPORT_SYMBOL(module_state_name);
 EXPORT_SYMBOL(module_call_guarded);
