@@ -220,10 +220,10 @@ COMMAND(ss, "ss", "sockets: protocol, state, addresses, device", cmd_ss);
  * counted reason; "unexplained" must stay 0 (exact when traffic rests).
  * Output-side reasons (a packet we sent) are not frames. */
 static void
-frame_account(const struct net_drop_stats *st)
+frame_account(const struct net_drop_stats *st, const struct inet_mib *mib)
 {
-	uint64_t in = (uint64_t)inet_mib.ip_in + inet_mib.arp_in;
-	uint64_t ok = (uint64_t)inet_mib.ip_delivered + inet_mib.arp_ok;
+	uint64_t in = (uint64_t)mib->ip_in + mib->arp_in;
+	uint64_t ok = (uint64_t)mib->ip_delivered + mib->arp_ok;
 	uint64_t dropped = 0;
 
 	for (int r = 1; r < NET_DROP_COUNT; r++) {
@@ -244,6 +244,7 @@ static int
 cmd_netstat(int argc, char **argv)
 {
 	struct net_drop_stats st;
+	struct inet_mib mib;
 	const char *layer = "";
 
 	struct args a;
@@ -252,20 +253,18 @@ cmd_netstat(int argc, char **argv)
 		return -EINVAL;
 	if (!args_has(&a, 's'))
 		return args_refuse(&a, "only -s is implemented");
-	kprintf("ip: %u received, %u delivered, %u sent\n", inet_mib.ip_in,
-	        inet_mib.ip_delivered, inet_mib.ip_out);
-	kprintf("arp: %u received, %u accepted, %u sent\n", inet_mib.arp_in,
-	        inet_mib.arp_ok, inet_mib.arp_out);
-	kprintf("icmp: %u received, %u sent\n", inet_mib.icmp_in,
-	        inet_mib.icmp_out);
+	inet_mib_read(&mib);
+	kprintf("ip: %u received, %u delivered, %u sent\n", mib.ip_in,
+	        mib.ip_delivered, mib.ip_out);
+	kprintf("arp: %u received, %u accepted, %u sent\n", mib.arp_in,
+	        mib.arp_ok, mib.arp_out);
+	kprintf("icmp: %u received, %u sent\n", mib.icmp_in, mib.icmp_out);
 	kprintf("icmp errors: %u sent, rate-limited %u per destination, %u "
 	        "host-wide\n",
-	        inet_mib.icmp_err_out, inet_mib.icmp_rl_peer,
-	        inet_mib.icmp_rl_global);
-	kprintf("udp: %u received, %u sent\n", inet_mib.udp_in,
-	        inet_mib.udp_out);
+	        mib.icmp_err_out, mib.icmp_rl_peer, mib.icmp_rl_global);
+	kprintf("udp: %u received, %u sent\n", mib.udp_in, mib.udp_out);
 	inet_drop_snapshot(&st);
-	frame_account(&st);
+	frame_account(&st, &mib);
 	kprintf("drops:\n");
 	for (int r = 1; r < NET_DROP_COUNT; r++) {
 		if (st.count[r] == 0)

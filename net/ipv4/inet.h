@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <net/core/netdevice.h>
 #include <net/core/skbuff.h>
+#include <kernel/cpu.h>
 #include <kernel/list.h>
 #include <kernel/waitq.h>
 #include "net/ipv4/net_drop.h"
@@ -49,8 +50,25 @@ struct inet_mib {
 	/* ICMP errors sent, and held back by the host / a peer's limit */
 	uint32_t icmp_err_out, icmp_rl_global, icmp_rl_peer;
 };
-extern struct inet_mib inet_mib;
-#define INET_INC(field) __atomic_fetch_add(&inet_mib.field, 1, __ATOMIC_RELAXED)
+/*
+ * Counted per CPU, read as the sum (inet_mib_read).  A thread never
+ * changes CPU and one incl is whole against an interrupt on its own
+ * CPU, so a count needs no locked instruction (under TCG a locked add is
+ * a helper call; the packet path counts five a round trip) and no CPU
+ * writes a line another CPU writes.
+ */
+struct inet_mib_slot {
+	struct inet_mib m;
+} __attribute__((aligned(CACHE_LINE)));
+extern struct inet_mib_slot inet_mib_slots[MAX_CPUS];
+void inet_mib_read(struct inet_mib *sum);
+
+static inline void
+inet_mib_inc(uint32_t *c)
+{
+	__asm__ volatile("incl %0" : "+m"(*c));
+}
+#define INET_INC(field) inet_mib_inc(&inet_mib_slots[cpu_id()].m.field)
 
 /* ---- addresses (inet_addr.c) --------------------------------------------- */
 

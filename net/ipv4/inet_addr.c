@@ -43,7 +43,21 @@ static struct in_ifaddr ifaddrs[MAX_IFADDR];
 
 static DEFINE_SPINLOCK(drop_lock);
 static struct net_drop_stats drops;
-struct inet_mib inet_mib;
+struct inet_mib_slot inet_mib_slots[MAX_CPUS];
+
+void
+inet_mib_read(struct inet_mib *sum)
+{
+	uint32_t *out = (uint32_t *)sum;
+
+	memset(sum, 0, sizeof(*sum));
+	for (int c = 0; c < MAX_CPUS; c++) {
+		const volatile uint32_t *in =
+		    (const volatile uint32_t *)&inet_mib_slots[c].m;
+		for (size_t i = 0; i < sizeof(*sum) / sizeof(uint32_t); i++)
+			out[i] += in[i];
+	}
+}
 
 enum net_drop
 inet_drop(enum net_drop reason)

@@ -11,7 +11,8 @@
 /* counters */
 EXPORT_SYMBOL(inet_drop);
 EXPORT_SYMBOL(inet_drop_skb);
-EXPORT_SYMBOL(inet_mib);
+EXPORT_SYMBOL(inet_mib_slots);
+EXPORT_SYMBOL(inet_mib_read);
 
 /* addresses and routes */
 EXPORT_SYMBOL(inet_ntoa_r);

@@ -302,6 +302,15 @@ fake_rx_ip(struct net_device *dev, uint32_t ip, uint8_t proto, size_t len)
 	return skb;
 }
 
+static struct inet_mib
+mib_now(void)
+{
+	struct inet_mib m;
+
+	inet_mib_read(&m);
+	return m;
+}
+
 static long
 sysctl_get(const char *name)
 {
@@ -342,11 +351,11 @@ icmp_errors_rate_limited(struct ktest *t)
 	KEXPECT_EQ(t, sysctl_set("icmp_ratelimit_ms", 60000), 0);
 	icmp_rate_reset();
 	unreach0 = fake_icmp_types[ICMP_DEST_UNREACH];
-	peer0 = inet_mib.icmp_rl_peer;
+	peer0 = mib_now().icmp_rl_peer;
 	for (int i = 0; i < 10; i++)
 		fake_rx_ip(dev, NET_B, IP_PROTO_UDP, UDP_HLEN + 8);
 	KEXPECT_EQ(t, fake_icmp_types[ICMP_DEST_UNREACH], unreach0 + 6);
-	KEXPECT_EQ(t, inet_mib.icmp_rl_peer, peer0 + 4);
+	KEXPECT_EQ(t, mib_now().icmp_rl_peer, peer0 + 4);
 	/* echo replies: every one, the peer's bucket empty or not */
 	sent = fake_icmp_types[ICMP_ECHO_REPLY];
 	for (int i = 0; i < 10; i++)
@@ -358,14 +367,14 @@ icmp_errors_rate_limited(struct ktest *t)
 	KEXPECT_EQ(t, sysctl_set("icmp_msgs_burst", 3), 0);
 	icmp_rate_reset();
 	unreach0 = fake_icmp_types[ICMP_DEST_UNREACH];
-	host0 = inet_mib.icmp_rl_global;
+	host0 = mib_now().icmp_rl_global;
 	t0 = now_ms();
 	for (int i = 0; i < 10; i++)
 		fake_rx_ip(dev, NET_B, IP_PROTO_UDP, UDP_HLEN + 8);
 	elapsed = now_ms() - t0;
 	sent = fake_icmp_types[ICMP_DEST_UNREACH] - unreach0;
 	KEXPECT_TRUE(t, sent >= 3 && sent <= 3 + elapsed / 1000);
-	KEXPECT_EQ(t, inet_mib.icmp_rl_global, host0 + (10 - sent));
+	KEXPECT_EQ(t, mib_now().icmp_rl_global, host0 + (10 - sent));
 	sysctl_set("icmp_ratelimit_ms", rl);
 	sysctl_set("icmp_msgs_per_sec", pps);
 	sysctl_set("icmp_msgs_burst", burst);
