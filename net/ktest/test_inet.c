@@ -1140,6 +1140,52 @@ dst_lookup_outlives_flush(struct ktest *t)
 	KEXPECT_EQ(t, unregister_netdev(rr.dev), 0);
 }
 
+static int
+send_one_udp(void *arg)
+{
+	struct sockaddr_in4 to = {NET_B, 1234};
+	uint8_t b = 1;
+
+	return sock_sendto(arg, &b, 1, &to) == 1 ? 0 : -EIO;
+}
+
+/* The IP ID of the last UDP datagram the fake device sent. */
+static uint16_t
+sent_ip_id(void)
+{
+	return get_be16(fake_udp + ETH_HLEN + 4);
+}
+
+/* IP IDs are counted per CPU, the CPU in the top three bits: one CPU's
+ * follow each other, two CPUs' never meet. */
+static void
+ip_ids_per_cpu(struct ktest *t)
+{
+	struct net_device *dev = fake_up_smp(t);
+	struct kt_async *a;
+	struct socket *sk;
+	uint16_t id1, id2;
+
+	if (dev == NULL)
+		return;
+	fake_arp_reply(dev, NET_B);
+	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk) == 0);
+	KEXPECT_EQ(t, send_one_udp(sk), 0);
+	id1 = sent_ip_id();
+	KEXPECT_EQ(t, send_one_udp(sk), 0);
+	id2 = sent_ip_id();
+	KEXPECT_EQ(t, id1 >> 13, cpu_id());
+	KEXPECT_EQ(t, id2, (id1 & 0xe000) | ((id1 + 1) & 0x1fff));
+	a = kt_async_start_on("ktest-ipid", send_one_udp, sk, kt_other_cpu());
+	KASSERT_TRUE(t, a != NULL);
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(a->done), KT_SOON_MS));
+	KEXPECT_EQ(t, a->result, 0);
+	KEXPECT_EQ(t, sent_ip_id() >> 13, kt_other_cpu());
+	kt_shared_put(a);
+	sock_close(sk);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
 KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(unresolved_neighbour_fails),
             KTEST_CASE(arp_queue_holds_three),
@@ -1157,4 +1203,4 @@ KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(handler_pin_races_close), KTEST_CASE(queue_races_close),
             KTEST_CASE(lookup_outlives_close),
             KTEST_CASE(neigh_fast_output_outlives_kill),
-            KTEST_CASE(dst_lookup_outlives_flush));
+            KTEST_CASE(dst_lookup_outlives_flush), KTEST_CASE(ip_ids_per_cpu));
