@@ -55,7 +55,7 @@ ip_send_nexthop(struct sk_buff *skb, const struct ip_nexthop *nh,
                 uint32_t saddr, uint32_t daddr, uint8_t proto)
 {
 	struct net_device *dev = nh->dev;
-	struct ipv4_info h = {0};
+	struct ipv4_info h; /* the fields ipv4_build reads, set below */
 	unsigned plen;
 
 	ASSERT(skb->dev == dev);
@@ -72,6 +72,7 @@ ip_send_nexthop(struct sk_buff *skb, const struct ip_nexthop *nh,
 		kfree_skb(skb);
 		return -E2BIG;
 	}
+	h.tos = 0;
 	h.ttl = IPV4_DEF_TTL;
 	h.proto = proto;
 	h.id = ip_next_ident();
