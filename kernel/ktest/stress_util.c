@@ -92,3 +92,24 @@ stress_crew_wait(struct stress_crew *crew, unsigned ms)
 	kt_shared_put(crew);
 	return ok;
 }
+
+bool
+stress_crew_wait_progress(struct stress_crew *crew,
+                          const volatile int *progress, unsigned stall_ms)
+{
+	int seen = *progress;
+	bool ok;
+
+	for (;;) {
+		int now;
+
+		ok = wait_for_completion_timeout(&crew->all_done, stall_ms,
+		                                 false) == 0;
+		now = *progress;
+		if (ok || now == seen)
+			break;
+		seen = now;
+	}
+	kt_shared_put(crew);
+	return ok;
+}

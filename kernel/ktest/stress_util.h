@@ -87,6 +87,12 @@ struct stress_crew *stress_crew_start(stress_fn fn, void *arg, int n);
 /* Wait (bounded) for every worker to finish; true if all did.  The
  * crew is released either way. */
 bool stress_crew_wait(struct stress_crew *crew, unsigned ms);
+/* The same for a crew that counts its work in *progress: waits as long
+ * as the count keeps moving, and gives up (false) only once it has stood
+ * still for stall_ms.  A slow host makes the run long, not failed; a
+ * hang (a lost wakeup, a deadlock) still fails it. */
+bool stress_crew_wait_progress(struct stress_crew *crew,
+                               const volatile int *progress, unsigned stall_ms);
 /* Online CPU ids into ids[]; returns how many. */
 int stress_online(int *ids);
 
