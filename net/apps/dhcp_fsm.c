@@ -201,6 +201,20 @@ dhcp_client_stop(struct dhcp_client *c, struct dhcp_out *out)
 	c->timer = 0;
 }
 
+/* RFC 2131 4.4.5's T1 and T2 defaults, half and seven eighths of the
+ * lease, kept in T1 < T2 < lease also for a lease of a few seconds, where
+ * the fractions round onto the lease or each other (6 s gave T2 = 6). */
+static void
+default_t1_t2(struct dhcp_lease *l)
+{
+	l->t1_s = l->lease_s / 2;
+	l->t2_s = l->lease_s - l->lease_s / 8;
+	if (l->t2_s >= l->lease_s && l->lease_s > 0)
+		l->t2_s = l->lease_s - 1;
+	if (l->t1_s >= l->t2_s && l->t2_s > 0)
+		l->t1_s = l->t2_s - 1;
+}
+
 /* The lease a reply describes, with T1/T2 defaulted and checked. */
 static void
 lease_from(struct dhcp_lease *l, const struct dhcp_msg *m)
@@ -222,13 +236,14 @@ lease_from(struct dhcp_lease *l, const struct dhcp_msg *m)
 		l->t1_s = l->t2_s = DHCP_LEASE_INFINITE;
 		return;
 	}
-	l->t1_s = (m->have & DHCP_HAVE_T1) ? m->t1_s : l->lease_s / 2;
-	l->t2_s =
-	    (m->have & DHCP_HAVE_T2) ? m->t2_s : l->lease_s - l->lease_s / 8;
-	if (l->t1_s >= l->t2_s || l->t2_s >= l->lease_s) {
-		l->t1_s = l->lease_s / 2;
-		l->t2_s = l->lease_s - l->lease_s / 8;
-	}
+	default_t1_t2(l);
+	if (m->have & DHCP_HAVE_T1)
+		l->t1_s = m->t1_s;
+	if (m->have & DHCP_HAVE_T2)
+		l->t2_s = m->t2_s;
+	/* The server's times only in order: else both defaults. */
+	if (l->t1_s >= l->t2_s || l->t2_s >= l->lease_s)
+		default_t1_t2(l);
 }
 
 /* BOUND from an ACK.  RFC 2131 4.4.1 counts the lease from the sending

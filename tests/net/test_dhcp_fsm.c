@@ -352,6 +352,45 @@ server_t1_t2(struct kt *t)
 	KT_EXPECT_EQ(t, C.lease.t2_s, 75600);
 }
 
+/* The reply's lease time option (51) set to s seconds. */
+static void
+set_lease(uint32_t s)
+{
+	for (size_t i = 240; i + 1 < BOOTP_LEN && reply[i] != 255;
+	     i += 2u + reply[i + 1]) {
+		if (reply[i] == 0) { /* pad */
+			i -= 1;
+			continue;
+		}
+		if (reply[i] == 51)
+			put_be32(reply + i + 2, s);
+	}
+}
+
+/* The default T1 and T2 (half and seven eighths) stay in T1 < T2 < lease
+ * for a lease of a few seconds, where the fractions round onto the lease
+ * or each other (the fuzzer's find: a 6 s lease gave T2 = 6). */
+static void
+short_lease_times_in_order(struct kt *t)
+{
+	static const uint32_t leases[] = {2, 3, 6, 7, 8, 9};
+	static const uint32_t t1[] = {0, 1, 3, 3, 4, 4};
+	static const uint32_t t2[] = {1, 2, 5, 6, 7, 8};
+
+	for (size_t i = 0; i < sizeof(leases) / sizeof(leases[0]); i++) {
+		fresh();
+		server(DHCPOFFER);
+		deliver(0);
+		server(DHCPACK);
+		set_lease(leases[i]);
+		deliver(0);
+		KT_EXPECT_EQ(t, C.state, DHCP_BOUND);
+		KT_EXPECT_EQ(t, C.lease.lease_s, leases[i]);
+		KT_EXPECT_EQ(t, C.lease.t1_s, t1[i]);
+		KT_EXPECT_EQ(t, C.lease.t2_s, t2[i]);
+	}
+}
+
 static void
 small_buffer_and_stop(struct kt *t)
 {
@@ -385,6 +424,7 @@ static const struct kt_case cases[] = {
     KT_CASE(ignored_replies),
     KT_CASE(infinite_lease),
     KT_CASE(server_t1_t2),
+    KT_CASE(short_lease_times_in_order),
     KT_CASE(small_buffer_and_stop),
     KT_END,
 };
