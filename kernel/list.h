@@ -99,6 +99,12 @@ list_empty(const struct list_head *h)
 	for (pos = list_entry((head)->next, __typeof__(*pos), member);         \
 	     &pos->member != (head);                                           \
 	     pos = list_entry(pos->member.next, __typeof__(*pos), member))
+/* The walk of an RCU list (above): each step an acquire load of next. */
+#define list_for_each_entry_rcu(pos, head, member)                             \
+	for (pos = list_entry(list_next_rcu(head), __typeof__(*pos), member);  \
+	     &pos->member != (head);                                           \
+	     pos = list_entry(list_next_rcu(&pos->member), __typeof__(*pos),   \
+	                      member))
 #define list_for_each_entry_safe(pos, n, head, member)                         \
 	for (pos = list_entry((head)->next, __typeof__(*pos), member),         \
 	    n = list_entry(pos->member.next, __typeof__(*pos), member);        \

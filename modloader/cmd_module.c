@@ -320,13 +320,14 @@ static void
 modules_hangdump(void)
 {
 	char line[MODULE_NAME_LEN + 64];
+	struct module *mod;
 	int n = 0;
 
-	for (struct list_head *p = list_next_rcu(&modules); p != &modules;
-	     p = list_next_rcu(p), n++) {
-		module_summary(list_entry(p, struct module, list), line,
-		               sizeof(line));
+	list_for_each_entry_rcu(mod, &modules, list)
+	{
+		module_summary(mod, line, sizeof(line));
 		hangdump_printf("module %s", line);
+		n++;
 	}
 	hangdump_printf("modules: %d loaded", n);
 }

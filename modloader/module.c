@@ -69,9 +69,8 @@ module_by_addr(uintptr_t addr)
 
 	if (!area_contains(addr))
 		return NULL;
-	for (struct list_head *p = list_next_rcu(&modules); p != &modules;
-	     p = list_next_rcu(p)) {
-		mod = list_entry(p, struct module, list);
+	list_for_each_entry_rcu(mod, &modules, list)
+	{
 		if (addr >= mod->area && addr < mod->area_end)
 			return mod;
 	}

@@ -111,7 +111,7 @@ netif_receive_skb(struct sk_buff *skb)
 {
 	struct net_device *dev = skb->dev;
 	struct packet_type *owner_pt = NULL;
-	struct list_head *p;
+	struct packet_type *pt;
 
 	if (dev == NULL || skb->len < ETH_HLEN) {
 		if (dev != NULL)
@@ -129,10 +129,8 @@ netif_receive_skb(struct sk_buff *skb)
 	 * handler may sleep and runs after it, pinned by its module
 	 * reference.  dev_remove_pack waits for walkers before pt may go. */
 	rcu_read_lock();
-	for (p = list_next_rcu(&ptype_list); p != &ptype_list;
-	     p = list_next_rcu(p)) {
-		struct packet_type *pt =
-		    list_entry(p, struct packet_type, link);
+	list_for_each_entry_rcu(pt, &ptype_list, link)
+	{
 		if (pt->type != 0) {
 			if (pt->type == skb->protocol && owner_pt == NULL &&
 			    try_module_get(pt->owner))

@@ -216,15 +216,12 @@ neigh_apply(struct neighbour *n, const struct neigh_action *act,
 static struct neighbour *
 neigh_find(int ifindex, uint32_t ip)
 {
-	struct list_head *l;
+	struct neighbour *n;
 
 	ASSERT(rcu_read_held() || spin_held(&neigh_lock));
-	for (l = list_next_rcu(&neigh_table); l != &neigh_table;
-	     l = list_next_rcu(l)) {
-		struct neighbour *n = list_entry(l, struct neighbour, link);
-		if (n->ifindex == ifindex && n->e.ip == ip)
-			return n;
-	}
+	list_for_each_entry_rcu(n, &neigh_table,
+	                        link) if (n->ifindex == ifindex &&
+	                                  n->e.ip == ip) return n;
 	return NULL;
 }
 

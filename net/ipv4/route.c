@@ -236,13 +236,11 @@ dst_create(uint32_t daddr, int oif, const struct route *r)
 static struct dst_entry *
 dst_cache_find(uint32_t daddr, int oif)
 {
-	struct list_head *l;
+	struct dst_entry *d;
 
 	ASSERT(rcu_read_held() || spin_held(&route_lock));
-	for (l = list_next_rcu(&dst_cache); l != &dst_cache;
-	     l = list_next_rcu(l)) {
-		struct dst_entry *d = list_entry(l, struct dst_entry, link);
-
+	list_for_each_entry_rcu(d, &dst_cache, link)
+	{
 		if (d->daddr == daddr && d->oif == oif) {
 			d->lastuse = clock_stamp();
 			return d;

@@ -405,13 +405,12 @@ static struct socket *
 udp_lookup(const struct inet_rx_info *ri, const struct udp_dgram *d)
 {
 	struct socket *best = NULL;
-	struct list_head *e;
+	struct udp_sock *u;
 	int best_score = -1;
 
 	ASSERT(rcu_read_held());
-	for (e = list_next_rcu(&udp_socks); e != &udp_socks;
-	     e = list_next_rcu(e)) {
-		struct udp_sock *u = list_entry(e, struct udp_sock, link);
+	list_for_each_entry_rcu(u, &udp_socks, link)
+	{
 		int score = __atomic_load_n(&u->bound, __ATOMIC_ACQUIRE)
 		                ? udp_score(u->sk, ri, d)
 		                : -1;
