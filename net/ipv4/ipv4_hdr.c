@@ -77,15 +77,15 @@ read_fixed(const uint8_t *p, struct ipv4_info *out)
 enum net_drop
 ipv4_parse(const uint8_t *p, size_t len, struct ipv4_info *out)
 {
-	/* Field by field, not a memset of the whole: this runs for every
-	 * packet, and read_fixed writes all but the payload's two. */
-	out->payload = NULL;
-	out->payload_len = 0;
 	if (len < IPV4_HLEN) {
 		memset(out, 0, sizeof(*out));
 		return NET_DROP_IP_TRUNCATED;
 	}
+	/* read_fixed writes all but the payload's two fields: no memset of
+	 * the whole on every packet. */
 	read_fixed(p, out);
+	out->payload = NULL;
+	out->payload_len = 0;
 	if ((p[OFF_VER_IHL] >> 4) != 4)
 		return NET_DROP_IP_BAD_VERSION;
 	if (out->hdr_len < IPV4_HLEN)
