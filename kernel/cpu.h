@@ -24,6 +24,17 @@ struct pcpu_slot {
 	char pad[CACHE_LINE - sizeof(int)];
 };
 
+/* *p += v in one unlocked instruction, returning what *p was: whole
+ * against an interrupt on this CPU, so enough for a slot no other CPU
+ * writes (a thread never changes CPU), without the locked add that
+ * TCG runs as a helper call. */
+static inline int
+cpu_local_fetch_add(volatile int *p, int v)
+{
+	__asm__ volatile("xaddl %0, %1" : "+r"(v), "+m"(*p));
+	return v;
+}
+
 struct thread;
 
 struct runqueue {

@@ -51,10 +51,8 @@ struct inet_mib {
 	uint32_t icmp_err_out, icmp_rl_global, icmp_rl_peer;
 };
 /*
- * Counted per CPU, read as the sum (inet_mib_read).  A thread never
- * changes CPU and one incl is whole against an interrupt on its own
- * CPU, so a count needs no locked instruction (under TCG a locked add is
- * a helper call; the packet path counts five a round trip) and no CPU
+ * Counted per CPU (cpu_local_fetch_add: no locked add, five a round
+ * trip on the packet path), read as the sum (inet_mib_read); no CPU
  * writes a line another CPU writes.
  */
 struct inet_mib_slot {
@@ -63,12 +61,9 @@ struct inet_mib_slot {
 extern struct inet_mib_slot inet_mib_slots[MAX_CPUS];
 void inet_mib_read(struct inet_mib *sum);
 
-static inline void
-inet_mib_inc(uint32_t *c)
-{
-	__asm__ volatile("incl %0" : "+m"(*c));
-}
-#define INET_INC(field) inet_mib_inc(&inet_mib_slots[cpu_id()].m.field)
+#define INET_INC(field)                                                        \
+	cpu_local_fetch_add((volatile int *)&inet_mib_slots[cpu_id()].m.field, \
+	                    1)
 
 /* ---- addresses (inet_addr.c) --------------------------------------------- */
 

@@ -18,21 +18,16 @@
  * top three bits: no locked add per packet, and two CPUs never send the
  * same ID within 8192 of their packets.
  */
-static struct ip_ident_slot {
-	uint16_t next;
-} __attribute__((aligned(CACHE_LINE))) ip_ident[MAX_CPUS];
+static struct pcpu_slot ip_ident[MAX_CPUS];
 
 _Static_assert(MAX_CPUS <= 8, "the CPU takes three bits of the IP ID");
 
 static uint16_t
 ip_next_ident(void)
 {
-	int cpu = cpu_id(); /* a thread never changes CPU */
-	uint16_t n = 1;
+	int cpu = cpu_id();
+	int n = cpu_local_fetch_add(&ip_ident[cpu].n, 1);
 
-	/* One xadd, not locked: whole against an interrupt on this CPU
-	 * that sends too, and no other CPU writes this slot. */
-	__asm__ volatile("xaddw %0, %1" : "+r"(n), "+m"(ip_ident[cpu].next));
 	return (uint16_t)(cpu << 13 | (n & 0x1fff));
 }
 
