@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <kernel/memtag.h>
 #include <kernel/sched.h>
 #include <kernel/timer.h>
 
@@ -73,5 +74,18 @@ struct pcpu_slot;
  * in the failure message. */
 void kt_expect_slots_own_lines(struct ktest *t, const struct pcpu_slot *s,
                                const char *what);
+
+/* Live objects and pages under a kmalloc tag (kernel/memtag.h). */
+static inline int32_t
+kt_tag_objs(const char *tag)
+{
+	return memtag_at(memtag_index(tag))->objs;
+}
+
+static inline int32_t
+kt_tag_pages(const char *tag)
+{
+	return memtag_at(memtag_index(tag))->pages;
+}
 
 #endif

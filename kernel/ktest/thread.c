@@ -31,18 +31,6 @@
 #define NTHREADS         32
 #define SPIN_DEADLINE_MS 10000
 
-static int32_t
-tag_pages(const char *tag)
-{
-	return memtag_at(memtag_index(tag))->pages;
-}
-
-static int32_t
-tag_objs(const char *tag)
-{
-	return memtag_at(memtag_index(tag))->objs;
-}
-
 /* ---- create and exit ------------------------------------------------ */
 
 struct many {
@@ -65,7 +53,7 @@ static void
 thread_create_exit_many(struct ktest *t)
 {
 	long threads0 = kt_settle(kt_nr_threads, 30, KT_SOON_MS);
-	int32_t stacks0 = tag_pages("stack"), objs0 = tag_objs("thread");
+	int32_t stacks0 = kt_tag_pages("stack"), objs0 = kt_tag_objs("thread");
 	struct many *m = kt_shared_alloc(sizeof(*m), 1 + NTHREADS);
 	int n = 0;
 
@@ -81,19 +69,19 @@ thread_create_exit_many(struct ktest *t)
 	/* All alive at once: each holds a stack and a thread structure. */
 	KEXPECT_TRUE(t, kt_poll(READ_ONCE(m->running) == n, KT_SOON_MS));
 	KEXPECT_EQ(t, nr_threads(), threads0 + n);
-	KEXPECT_EQ(t, tag_pages("stack"), stacks0 + n * KSTACK_PAGES);
-	KEXPECT_EQ(t, tag_objs("thread"), objs0 + n);
+	KEXPECT_EQ(t, kt_tag_pages("stack"), stacks0 + n * KSTACK_PAGES);
+	KEXPECT_EQ(t, kt_tag_objs("thread"), objs0 + n);
 	complete(&m->gate);
 	KEXPECT_TRUE(t, kt_poll(READ_ONCE(m->exiting) == n, KT_SOON_MS));
 	KEXPECT_MSG(t,
 	            kt_poll(nr_threads() == threads0 &&
-	                        tag_pages("stack") == stacks0 &&
-	                        tag_objs("thread") == objs0,
+	                        kt_tag_pages("stack") == stacks0 &&
+	                        kt_tag_objs("thread") == objs0,
 	                    KT_SOON_MS),
 	            "after exit: %d threads (was %ld), %d stack pages (was "
 	            "%d), %d thread objects (was %d)",
-	            nr_threads(), threads0, tag_pages("stack"), stacks0,
-	            tag_objs("thread"), objs0);
+	            nr_threads(), threads0, kt_tag_pages("stack"), stacks0,
+	            kt_tag_objs("thread"), objs0);
 	kt_shared_put(m);
 }
 
@@ -121,7 +109,7 @@ thread_create_short_lived(struct ktest *t)
 {
 	enum { ROUNDS = 400 };
 	long threads0 = kt_settle(kt_nr_threads, 30, KT_SOON_MS);
-	int32_t stacks0 = tag_pages("stack");
+	int32_t stacks0 = kt_tag_pages("stack");
 	struct brief *b = kt_shared_alloc(sizeof(*b), 1);
 	int other = kt_other_cpu(), n = 0;
 
@@ -137,7 +125,7 @@ thread_create_short_lived(struct ktest *t)
 	KEXPECT_EQ(t, n, ROUNDS);
 	KEXPECT_TRUE(t, kt_poll(READ_ONCE(b->ran) == n, KT_SOON_MS));
 	KEXPECT_TRUE(t, kt_poll(nr_threads() == threads0 &&
-	                            tag_pages("stack") == stacks0,
+	                            kt_tag_pages("stack") == stacks0,
 	                        KT_SOON_MS));
 	kt_shared_put(b);
 }

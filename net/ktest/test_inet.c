@@ -1100,12 +1100,6 @@ route_reply(void *arg)
 	return r;
 }
 
-static int32_t
-inet_objects(void)
-{
-	return memtag_at(memtag_index(INET_TAG))->objs;
-}
-
 /* ip_route_skb reads a cached dst without route_lock for a packet that
  * holds the route's device: parked there, the dst found, while a route
  * change empties the cache and drops the cache's (last) reference, the
@@ -1126,10 +1120,10 @@ dst_lookup_outlives_flush(struct ktest *t)
 	dst_release(dst); /* the cache's reference is the last */
 	rx = start_parked(t, "dst-found", "ktest-dstfound", route_reply, &rr);
 	KASSERT_TRUE(t, rx != NULL);
-	objs = inet_objects();
+	objs = kt_tag_objs(INET_TAG);
 	/* any route change empties the cache: the dst's last put */
 	KEXPECT_EQ(t, inet_route_add(NET_C, 32, NET_B, rr.dev->ifindex, 5), 0);
-	KEXPECT_MSG(t, inet_objects() >= objs,
+	KEXPECT_MSG(t, kt_tag_objs(INET_TAG) >= objs,
 	            "a dst was freed while a lookup stood on it");
 	race_release();
 	KEXPECT_TRUE(t, kt_poll(READ_ONCE(rx->done), KT_SOON_MS));
