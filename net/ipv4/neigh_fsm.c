@@ -230,7 +230,6 @@ neigh_input(struct neigh_entry *e, const struct neigh_params *p, uint64_t now,
 	same = memcmp(e->mac, mac, ETH_ALEN) == 0;
 	if (solicited) {
 		enter(e, NEIGH_REACHABLE, after(now, p->reachable_ms));
-		e->confirmed = now;
 	} else if (e->state == NEIGH_REACHABLE && same) {
 		return;
 	} else if (e->state != NEIGH_STALE || !same) {

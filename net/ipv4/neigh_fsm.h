@@ -87,7 +87,6 @@ struct neigh_entry {
 	uint8_t mac[ETH_ALEN]; /* valid in REACHABLE and STALE */
 	uint32_t probes;       /* requests sent in the current round */
 	uint32_t queued;       /* packets the caller holds for us */
-	uint64_t confirmed;    /* time of the last solicited reply */
 	uint64_t timer;        /* next deadline, 0 if none */
 };
 
