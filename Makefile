@@ -38,7 +38,8 @@ HOSTCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. -MMD -MP
 # Every kernel source is found by directory, so adding a file needs no
 # Makefile edit.  Directories are layers: boot, core, then subsystems.
 KDIRS := boot kernel kernel/ktest modloader modloader/ktest drivers drivers/ktest \
-	net/core net/ipv4 net/apps net/cmd net/ktest net/tcp/resident lifetime
+	net/core net/ipv4 net/apps net/cmd net/ktest net/tcp/resident lifetime \
+	lifetime/ktest
 KSRCS := $(foreach d,$(KDIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
 KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
 
