@@ -160,7 +160,7 @@ pmtmr_count(void)
 }
 
 static struct clock_ref pmtmr_ref = {"ACPI PM timer", 3579545, 0xffffff,
-                                     pmtmr_count};
+                                     pmtmr_count, 2};
 
 /*
  * The 8254 PIT's channel 2 (Intel 82C54 datasheet), counting down from
@@ -194,8 +194,8 @@ pit2_start(void)
 	outb(PIT_CH2, 0);
 }
 
-static struct clock_ref pit2_ref = {"PIT channel 2", PIT_HZ, 0xffff,
-                                    pit2_count};
+static struct clock_ref pit2_ref = {"PIT channel 2", PIT_HZ, 0xffff, pit2_count,
+                                    10};
 
 static const struct clock_ref *ref;
 
@@ -207,7 +207,18 @@ clock_reference(void)
 
 /* ---- calibration ------------------------------------------------------- */
 
-#define CAL_MS          10 /* one measurement; well within the PIT's 55 ms */
+/*
+ * A measurement spans ref->cal_ms of the reference, between two of the
+ * narrowest bracketed reads (sample): under QEMU the TSC and the
+ * reference both count host time, so a preemption inside the span does
+ * no harm and the error is the brackets' half-widths and one count, over
+ * the span.  The PM timer is one port read (a bracket well under a
+ * microsecond, a count of 279 ns): 2 ms keeps a measurement within
+ * ~1/3000, and two must agree to 1/1000.  10 ms windows cost 20 ms of
+ * every boot, half of what modref adds to QEMU's own start (docs/bench.md).
+ * The PIT's count takes three port accesses (a wider bracket) and keeps
+ * 10 ms, well within its 55 ms wrap.
+ */
 #define CAL_TRIES       10
 #define CAL_SAMPLES     5
 #define CAL_AGREE_PM    1 /* two measurements agree to 1/1000 */
@@ -237,14 +248,14 @@ sample(struct sample *best)
 	}
 }
 
-/* TSC cycles per second over CAL_MS of the reference; 0 if it made no
+/* TSC cycles per second over cal_ms of the reference; 0 if it made no
  * sense (the TSC did not move, or the counter is stuck: a working one
  * changes every microsecond, so a million reads of one value mean a
  * firmware table pointed at nothing). */
 static uint64_t
 measure(void)
 {
-	uint64_t ticks = 0, want = (uint64_t)ref->hz * CAL_MS / 1000;
+	uint64_t ticks = 0, want = (uint64_t)ref->hz * ref->cal_ms / 1000;
 	struct sample a, b;
 	uint32_t prev, c, same = 0;
 

@@ -73,6 +73,7 @@ struct clock_ref {
 	uint32_t hz;
 	uint32_t mask;
 	uint32_t (*count)(void);
+	unsigned cal_ms; /* one calibration measurement (kernel/clock.c) */
 };
 const struct clock_ref *clock_reference(void);
 

@@ -109,7 +109,7 @@ lapic_setup_cpu(void)
  * end, so a host preemption between the two reads of one end is caught,
  * and one elsewhere does no harm (under QEMU both count host time).  The
  * rate only sets the scheduler tick, so LAPIC_CAL_MS is short. */
-#define LAPIC_CAL_MS      5
+#define LAPIC_CAL_MS      2
 #define LAPIC_CAL_SAMPLES 5
 
 static void
