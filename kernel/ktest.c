@@ -30,7 +30,8 @@ BOOTPARAM_STRING(ktest, ktest_param,
  * A case that has not finished after this long is reported as timed out
  * (and its thread left behind).  The clock keeps real time, so on a host
  * running eight TCG CPUs on two cores a contended case can need more: the
- * eight-CPU scenario raises it rather than loosening what is checked.
+ * eight-CPU scenarios (smp-eight.scn, make stress's) raise it rather
+ * than loosening what is checked.
  */
 static int ktest_timeout_s = 120;
 BOOTPARAM_INT(ktest_timeout_s, ktest_timeout_s, 1, 3600,
