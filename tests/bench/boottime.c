@@ -412,7 +412,7 @@ udp_client(int port)
 static int
 udp_rounds(int port, double secs, int *lost)
 {
-	unsigned char out[64], in[128];
+	unsigned char out[64];
 	int fd = udp_client(port), n = 0;
 	double end = 0;
 	uint32_t seq = 0;
@@ -422,25 +422,14 @@ udp_rounds(int port, double secs, int *lost)
 	*lost = 0;
 	memset(out, 0x5a, sizeof(out));
 	while (n < (int)(sizeof(rtt) / sizeof(rtt[0]))) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
 		double t = now_ms();
-		ssize_t r;
 
 		seq++;
 		memcpy(out, &seq, sizeof(seq));
 		if (send(fd, out, sizeof(out), 0) != sizeof(out))
 			break;
 		/* Replies to earlier, "lost" datagrams are skipped. */
-		for (;;) {
-			if (poll(&p, 1, 1000) <= 0) {
-				r = -1;
-				break;
-			}
-			r = recv(fd, in, sizeof(in), 0);
-			if (r == sizeof(out) && memcmp(in, &seq, 4) == 0)
-				break;
-		}
-		if (r < 0) {
+		if (!bench_udp_answer(fd, seq, 1000)) {
 			if (++*lost > 50)
 				break;
 			continue;

@@ -9,8 +9,11 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "net/tcp/ko/pattern.h"
@@ -31,6 +34,35 @@ bench_free_port(int type)
 	if (fd >= 0)
 		close(fd);
 	return port;
+}
+
+/*
+ * Wait up to ms for the echo of the datagram numbered seq (its first
+ * four bytes), skipping echoes of earlier ones: 1 if it came, 0 if not.
+ * A one-at-a-time loop that counted any answer would count the late
+ * answers of a warm-up's unanswered datagrams too, and run with several
+ * in flight (benchlinux did, until session 8).
+ */
+static inline int
+bench_udp_answer(int fd, uint32_t seq, int ms)
+{
+	struct timespec t0, t;
+	unsigned char back[256];
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int left;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = ms - (int)((t.tv_sec - t0.tv_sec) * 1000 +
+		                  (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left < 0 || poll(&p, 1, left) != 1)
+			return 0;
+		if (recv(fd, back, sizeof(back), 0) >= (ssize_t)sizeof(seq) &&
+		    memcmp(back, &seq, sizeof(seq)) == 0)
+			return 1;
+	}
 }
 
 /* Read fd to EOF into buf, checking tcp.ko's test pattern; *got is the

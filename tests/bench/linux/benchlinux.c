@@ -272,29 +272,10 @@ guest_type(struct guest *g, const char *cmd, int wait)
 }
 
 /* ---- host side of the workloads ------------------------------------------ */
-/* Waits up to ms for the answer to datagram seq, skipping answers to
- * earlier ones: 1 if it came, 0 if not. */
-static int
-udp_answer(int s, uint32_t seq, int ms)
-{
-	char back[256];
-	double end = now_ms() + ms;
-
-	for (;;) {
-		struct pollfd p = {.fd = s, .events = POLLIN};
-		int left = (int)(end - now_ms());
-
-		if (left < 0 || poll(&p, 1, left) != 1)
-			return 0;
-		if (recv(s, back, sizeof(back), 0) >= (ssize_t)sizeof(seq) &&
-		    memcmp(back, &seq, sizeof(seq)) == 0)
-			return 1;
-	}
-}
-
 /*
  * One datagram at a time, each carrying its number: an answer counts
- * only if it is to the datagram just sent.  Without the numbers, the
+ * only if it is to the datagram just sent (bench_udp_answer).  Without
+ * the numbers, the
  * warm-up's unanswered datagrams (the e1000 ignores received frames for
  * a second after it is set up, and the warm-up sends every 200 ms)
  * were answered late, and each later send then collected one of those:
@@ -326,7 +307,7 @@ udp_echo(int port, int secs, double *lost)
 		seq++;
 		memcpy(buf, &seq, sizeof(seq));
 		send(s, buf, sizeof(buf), 0);
-		if (udp_answer(s, seq, 200))
+		if (bench_udp_answer(s, seq, 200))
 			break;
 	}
 	t0 = now_ms();
@@ -335,7 +316,7 @@ udp_echo(int port, int secs, double *lost)
 		seq++;
 		memcpy(buf, &seq, sizeof(seq));
 		send(s, buf, sizeof(buf), 0);
-		if (udp_answer(s, seq, 500))
+		if (bench_udp_answer(s, seq, 500))
 			n++;
 		else
 			miss++;
