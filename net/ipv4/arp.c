@@ -219,9 +219,11 @@ neigh_find(int ifindex, uint32_t ip)
 	struct neighbour *n;
 
 	ASSERT(rcu_read_held() || spin_held(&neigh_lock));
-	list_for_each_entry_rcu(n, &neigh_table,
-	                        link) if (n->ifindex == ifindex &&
-	                                  n->e.ip == ip) return n;
+	list_for_each_entry_rcu(n, &neigh_table, link)
+	{
+		if (n->ifindex == ifindex && n->e.ip == ip)
+			return n;
+	}
 	return NULL;
 }
 
