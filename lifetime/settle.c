@@ -32,9 +32,12 @@
 #define UNLOAD_TRYS 16
 
 /* Tags whose live objects must come back to the start's count. */
-static const char *const counted_tags[] = {"netdev", "devhold", "thread"};
-#define NCOUNTED        (sizeof(counted_tags) / sizeof(counted_tags[0]))
-#define COUNTED_THREADS 2 /* counted_tags[2] */
+enum { COUNTED_NETDEV, COUNTED_DEVHOLD, COUNTED_THREADS, NCOUNTED };
+static const char *const counted_tags[NCOUNTED] = {
+    [COUNTED_NETDEV] = "netdev",
+    [COUNTED_DEVHOLD] = "devhold",
+    [COUNTED_THREADS] = "thread",
+};
 
 struct snap_mod {
 	char name[MODULE_NAME_LEN];
