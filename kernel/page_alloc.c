@@ -6,8 +6,10 @@
  * uses (1-16 pages), fast enough.
  */
 #include <kernel/fault.h>
+#include <kernel/invariant.h>
 #include <kernel/page_alloc.h>
 #include <kernel/memtag.h>
+#include <kernel/printk.h>
 #include <kernel/spinlock.h>
 #include <kernel/panic.h>
 #include <kernel/string.h>
@@ -194,3 +196,26 @@ pages_free(void)
 {
 	return nfree;
 }
+
+/* The free count is the bitmap's clear bits (the word-at-a-time path at
+ * boot counts 32 at once; frees and allocations one run at a time).  A
+ * word at a time: the check runs every second during the stress. */
+static const char *
+pages_sane(char *buf, size_t size)
+{
+	size_t clear = 0, counted, f;
+	uint32_t fl = spin_lock_irqsave(&page_lock);
+
+	for (f = 0; f + 32 <= nframes; f += 32)
+		clear += 32 - (size_t)__builtin_popcount(bitmap[f / 32]);
+	for (; f < nframes; f++)
+		clear += !frame_used(f);
+	counted = nfree;
+	spin_unlock_irqrestore(&page_lock, fl);
+	if (clear == counted)
+		return NULL;
+	snprintf(buf, size, "%u frames free in the bitmap, %u counted",
+	         (unsigned)clear, (unsigned)counted);
+	return buf;
+}
+INVARIANT(pages, pages_sane);
