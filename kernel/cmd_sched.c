@@ -57,8 +57,8 @@ cmd_cpus(int argc, char **argv)
 
 	if (args_parse(&a, "cpus", argc, argv, "", 0, 0) < 0)
 		return -EINVAL;
-	kprintf(
-	    "CPU APIC STATE    CURRENT          IRQS   SWITCHES     IPIS\n");
+	kprintf("CPU APIC STATE    CURRENT          IRQS   SWITCHES     IPIS  "
+	        "IDLE_MS\n");
 	for (int i = 0; i < MAX_CPUS; i++) {
 		struct cpu *c = &cpus[i];
 		if (c->state == CPU_OFFLINE)

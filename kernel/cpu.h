@@ -61,6 +61,9 @@ struct cpu {
 	uint64_t nr_irqs;
 	uint64_t nr_switches;
 	uint64_t nr_ipis;
+	/* TSC cycles spent halted in the idle loop (idle_since: when this
+	 * halt began, 0 when not halted); only this CPU writes them. */
+	uint64_t idle_tsc, idle_since;
 	uint64_t qs_seq; /* quiescent states passed (RCU-like) */
 	/* Odd while halted in the idle loop with no handler running: an
 	 * extended quiescent state (kernel/rcu.c).  The idle loop makes it

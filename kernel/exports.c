@@ -64,6 +64,7 @@ EXPORT_SYMBOL(free_page);
 /* Threads, time, sleeping and waking. */
 EXPORT_SYMBOL(thread_create);
 EXPORT_SYMBOL(thread_exit);
+EXPORT_SYMBOL(thread_run_on);
 EXPORT_SYMBOL(thread_yield);
 EXPORT_SYMBOL(wake_up_thread);
 EXPORT_SYMBOL(msleep);

@@ -77,6 +77,10 @@ void sched_init_cpu_idle(struct thread *idle, const char *name);
 struct thread *thread_create(const char *name, void (*fn)(void *), void *arg,
                              int cpu);
 __attribute__((noreturn)) void thread_exit(void);
+/* Run fn(arg) in a thread on that (online) CPU and wait for it, passing
+ * Ctrl-C on: fn's result, -ENODEV (no such CPU) or -ENOMEM (no thread).
+ * kernel/thread_run.c. */
+int thread_run_on(int cpu, const char *name, int (*fn)(void *), void *arg);
 void schedule(void);
 /* From interrupt return only: switch away without sleeping. */
 void preempt_schedule_irq(void);

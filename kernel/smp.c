@@ -220,6 +220,7 @@ shootdown(uintptr_t va, size_t n)
 void
 cpu_idle_enter(void)
 {
+	this_cpu()->idle_since = rdtsc();
 	rcu_idle_enter();
 }
 
@@ -229,6 +230,10 @@ cpu_idle_exit(void)
 	struct cpu *c = this_cpu();
 
 	rcu_idle_exit(); /* a full barrier before we read the note */
+	if (c->idle_since != 0) {
+		c->idle_tsc += rdtsc() - c->idle_since;
+		c->idle_since = 0;
+	}
 	if (c->tlb_stale &&
 	    __atomic_exchange_n(&c->tlb_stale, 0, __ATOMIC_SEQ_CST))
 		write_cr3(read_cr3()); /* no global pages: flushes it all */

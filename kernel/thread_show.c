@@ -134,8 +134,9 @@ cpu_state_name(enum cpu_state s)
 void
 cpu_format(const struct cpu *c, const char *curr, char *buf, size_t size)
 {
-	snprintf(buf, size, "%3d %4d %-8s %-12s %8u %10u %8u", c->id,
+	snprintf(buf, size, "%3d %4d %-8s %-12s %8u %10u %8u %9llu", c->id,
 	         c->apic_id, cpu_state_name(c->state), curr,
 	         (unsigned)c->nr_irqs, (unsigned)c->nr_switches,
-	         (unsigned)c->nr_ipis);
+	         (unsigned)c->nr_ipis,
+	         tsc_per_ms ? c->idle_tsc / tsc_per_ms : 0ull);
 }

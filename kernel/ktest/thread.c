@@ -11,7 +11,9 @@
  * preemption never loses a thread that is about to sleep; and that work
  * items run in the kworker thread, in queueing order, once per queueing,
  * can be queued from a timer callback, and that cancel_work_sync removes
- * a queued item and waits for a running one.
+ * a queued item and waits for a running one; and that thread_run_on runs
+ * its function on the CPU asked for, returns its result, refuses a CPU
+ * that is not online, and passes Ctrl-C on to the function.
  *
  * Work tests hold the single kworker in a "gate" item to make queue
  * states deterministic.  The gate gives up by itself after a while, so a
@@ -27,6 +29,7 @@
 #include <kernel/layout.h>
 #include <kernel/string.h>
 #include <kernel/x86.h>
+#include <kernel/errno.h>
 
 #define NTHREADS         32
 #define SPIN_DEADLINE_MS 10000
@@ -574,6 +577,115 @@ work_from_timer_callback(struct ktest *t)
 	            "ran in thread '%s'", tw.r.thread);
 }
 
+/* ---- idle time ------------------------------------------------------ */
+
+/* A CPU whose only thread sleeps halts: `cpus` counts that time (in
+ * TSC cycles), never more than passed. */
+static void
+idle_time_counts_halts(struct ktest *t)
+{
+	struct cpu *c = this_cpu();
+	uint64_t idle0 = READ_ONCE(c->idle_tsc), t0 = rdtsc(), idle, el;
+
+	msleep(100);
+	idle = READ_ONCE(c->idle_tsc) - idle0;
+	el = rdtsc() - t0;
+	KEXPECT_MSG(t, idle > 0, "no idle time over a 100 ms sleep");
+	KEXPECT_MSG(t, idle <= el, "idle %llu cycles of %llu elapsed", idle,
+	            el);
+}
+
+/* ---- thread_run_on ------------------------------------------------- */
+
+static int
+report_cpu(void *arg)
+{
+	*(int *)arg = cpu_id();
+	return 1000 + cpu_id();
+}
+
+static void
+run_on_runs_there_and_returns(struct ktest *t)
+{
+	int ran = 0;
+
+	for (int i = 0; i < MAX_CPUS; i++) {
+		if (READ_ONCE(cpus[i].state) != CPU_ONLINE) {
+			KEXPECT_EQ(
+			    t, thread_run_on(i, "ktest-run", report_cpu, &ran),
+			    -ENODEV);
+			continue;
+		}
+		ran = -1;
+		KEXPECT_EQ(t, thread_run_on(i, "ktest-run", report_cpu, &ran),
+		           1000 + i);
+		KEXPECT_EQ(t, ran, i);
+	}
+	KEXPECT_EQ(t, thread_run_on(-1, "ktest-run", report_cpu, &ran),
+	           -ENODEV);
+	KEXPECT_EQ(t, thread_run_on(MAX_CPUS, "ktest-run", report_cpu, &ran),
+	           -ENODEV);
+}
+
+struct sleeper {
+	volatile int started;
+	uint64_t slept_ms;
+};
+
+static int
+sleep_until_interrupted(void *arg)
+{
+	struct sleeper *s = arg;
+	uint64_t t0 = now_ms();
+	int r;
+
+	WRITE_ONCE(s->started, 1);
+	r = msleep_interruptible(30000);
+	s->slept_ms = now_ms() - t0;
+	return r;
+}
+
+struct interrupter {
+	struct thread *caller;
+	struct sleeper *s;
+};
+
+static void
+interrupt_caller(void *arg)
+{
+	struct interrupter *in = arg;
+
+	kt_poll(READ_ONCE(in->s->started), KT_SOON_MS);
+	thread_signal(in->caller);
+}
+
+/* Ctrl-C on the caller reaches the function, whether it comes while the
+ * function runs or before the worker has started. */
+static void
+run_on_passes_ctrl_c_on(struct ktest *t)
+{
+	struct sleeper s = {0, 0};
+	struct interrupter in = {this_cpu()->curr, &s};
+	int last = kt_online_cpus() > 1 ? 1 : 0;
+
+	KASSERT_TRUE(t, thread_create("ktest-intr", interrupt_caller, &in,
+	                              cpu_id()) != NULL);
+	KEXPECT_EQ(
+	    t, thread_run_on(last, "ktest-run", sleep_until_interrupted, &s),
+	    -EINTR);
+	KEXPECT_MSG(t, s.slept_ms < 30000, "slept %u ms: never interrupted",
+	            (unsigned)s.slept_ms);
+	clear_signal();
+	/* Signalled before the call: the worker starts interrupted. */
+	s.started = 0;
+	thread_signal(this_cpu()->curr);
+	KEXPECT_EQ(
+	    t, thread_run_on(last, "ktest-run", sleep_until_interrupted, &s),
+	    -EINTR);
+	KEXPECT_TRUE(t, s.started);
+	clear_signal();
+}
+
 KTEST_SUITE(thread, KTEST_CASE(thread_create_exit_many),
             KTEST_CASE(thread_create_short_lived),
             KTEST_CASE(thread_stays_on_its_cpu),
@@ -583,4 +695,7 @@ KTEST_SUITE(thread, KTEST_CASE(thread_create_exit_many),
             KTEST_CASE(work_runs_in_order),
             KTEST_CASE(cancel_work_sync_cancels_queued),
             KTEST_CASE(cancel_work_sync_waits_running),
-            KTEST_CASE(work_from_timer_callback));
+            KTEST_CASE(work_from_timer_callback),
+            KTEST_CASE(idle_time_counts_halts),
+            KTEST_CASE(run_on_runs_there_and_returns),
+            KTEST_CASE(run_on_passes_ctrl_c_on));
