@@ -2,10 +2,12 @@
  * Suite "string": memcpy, memmove and memset (kernel/string.c) against a
  * byte-at-a-time reference, for every alignment of source and
  * destination, every length up to a few words and a long one, and every
- * overlap of a memmove in both directions.  The copies use the string
- * instructions a word at a time, memmove backwards with the direction
- * flag set: the bytes around the destination must stay untouched and
- * the flag must be clear again afterwards (the ABI assumes it).
+ * overlap of a memmove in both directions.  memcpy and memset work in
+ * blocks of 32 bytes, then words, then bytes (lengths up to 40 and 130
+ * cross each step); memmove copies backwards with the string
+ * instructions and the direction flag set: the bytes around the
+ * destination must stay untouched and the flag must be clear again
+ * afterwards (the ABI assumes it).
  */
 #include <kernel/ktest.h>
 #include <kernel/string.h>
