@@ -15,7 +15,8 @@
  * copied three times).  GCC must not turn the loops back into calls to
  * these very functions.
  */
-#define NO_LIBCALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#define NO_LIBCALLS                                                            \
+	__attribute__((optimize("no-tree-loop-distribute-patterns")))
 
 NO_LIBCALLS void *(memcpy)(void *dst, const void *src, size_t n)
 {
