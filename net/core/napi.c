@@ -19,6 +19,10 @@
 #include <kernel/sched.h>
 #include <kernel/spinlock.h>
 #include <kernel/waitq.h>
+#include <kernel/bootparam.h>
+#include <kernel/clock.h>
+#include <kernel/cpu.h>
+#include <kernel/x86.h>
 
 #define NAPI_SCHED    1
 #define NAPI_DISABLED 2
@@ -28,6 +32,12 @@ static DEFINE_SPINLOCK(napi_lock);
 static LIST_HEAD(poll_list);
 static DEFINE_WAITQ(napi_wq);
 static struct thread *net_rx_thread;
+
+static int net_busy_poll_us = 200;
+BOOTPARAM_INT(net_busy_poll_us, net_busy_poll_us, 0, 10000,
+              "us a socket reader on another CPU than net_rx spins for "
+              "data before sleeping (0: never)",
+              1);
 
 void
 netif_napi_add(struct net_device *dev, struct napi_struct *napi,
@@ -153,10 +163,41 @@ net_rx(void *arg)
 	}
 }
 
+int
+net_rx_cpu(void)
+{
+	return net_rx_thread->cpu;
+}
+EXPORT_SYMBOL(net_rx_cpu);
+
+uint64_t
+net_busy_poll_until(void)
+{
+	if (net_busy_poll_us == 0 || cpu_id() == net_rx_cpu())
+		return 0;
+	return now_us() + (unsigned)net_busy_poll_us;
+}
+EXPORT_SYMBOL(net_busy_poll_until);
+
+bool
+net_busy_wait(const volatile uint32_t *events, uint32_t seen, uint64_t until_us)
+{
+	while (*events == seen) {
+		if (now_us() >= until_us)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+EXPORT_SYMBOL(net_busy_wait);
+
 void
 napi_init(void)
 {
-	net_rx_thread = thread_create("net_rx", net_rx, NULL, -1);
+	/* On the boot CPU, where every device interrupt is routed
+	 * (kernel/ioapic.c): the interrupt's wakeup of net_rx stays on one
+	 * CPU, and readers elsewhere know where the receive path runs. */
+	net_rx_thread = thread_create("net_rx", net_rx, NULL, 0);
 	if (net_rx_thread == NULL)
 		panic("cannot start the net_rx thread");
 }

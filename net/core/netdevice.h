@@ -268,6 +268,22 @@ void napi_disable(struct napi_struct *napi);
 /* From the IRQ handler: poll soon.  False if already scheduled. */
 bool napi_schedule(struct napi_struct *napi);
 void napi_complete(struct napi_struct *napi);
+/* The CPU the net_rx thread (every driver's poll, and so the stack's
+ * receive path) runs on. */
+int net_rx_cpu(void);
+/*
+ * Busy polling: a reader about to sleep for data the receive path will
+ * bring spins a while first.  A sleeping reader on another CPU costs the
+ * receive path an IPI and, under QEMU, the host's wakeup of a halted
+ * vCPU for every batch.  net_busy_poll_until() gives the deadline for
+ * one wait (0: do not poll here: polling is off, or this is net_rx's own
+ * CPU, where spinning would only keep net_rx from running);
+ * net_busy_wait() spins until a counter the receive path bumps moves
+ * from seen (true) or the deadline passes (false).
+ */
+uint64_t net_busy_poll_until(void);
+bool net_busy_wait(const volatile uint32_t *events, uint32_t seen,
+                   uint64_t until_us);
 
 /* A receiver of frames by EtherType (0: all, a tap). */
 struct packet_type {

@@ -12,7 +12,9 @@
  * made on several CPUs; unregister_netdev waiting for a holder and
  * re-sending NETDEV_UNREGISTER each second; Ctrl-C (thread_signal) during
  * that wait rolling back to the same name, index and up state; NAPI polls
- * in thread context and napi_disable waiting for a running poll.
+ * in thread context and napi_disable waiting for a running poll; busy
+ * polling only off net_rx's CPU, giving up at its deadline and seeing a
+ * counter move.
  * Cases that depend on refmode=wait skip under the other modes.
  */
 #include <kernel/errno.h>
@@ -21,6 +23,8 @@
 #include <kernel/sched.h>
 #include <kernel/string.h>
 #include <kernel/timer.h>
+#include <kernel/cpu.h>
+#include <kernel/clock.h>
 #include <net/core/netdevice.h>
 #include <net/core/skbuff.h>
 #include "net/core/netdev_internal.h"
@@ -477,6 +481,70 @@ napi_polls_in_thread(struct ktest *t)
 	unregister_netdev(dev);
 }
 
+/* ---- busy polling ---- */
+
+static volatile uint32_t bp_events;
+
+static void
+bump_from_timer(struct timer *tm)
+{
+	(void)tm;
+	bp_events++;
+}
+
+struct bp_result {
+	uint64_t until;
+	int saw_bump, timed_out;
+	uint64_t waited_us;
+};
+
+static int
+busy_wait_here(void *arg)
+{
+	struct bp_result *r = arg;
+	struct timer tm;
+	uint64_t t0;
+
+	r->until = net_busy_poll_until();
+	if (r->until == 0)
+		return 0;
+	/* Nothing moves the counter: false, at the deadline. */
+	t0 = now_us();
+	r->timed_out = !net_busy_wait(&bp_events, bp_events, t0 + 2000);
+	r->waited_us = now_us() - t0;
+	/* A timer moves it: true, long before a 10 s deadline. */
+	timer_init(&tm, bump_from_timer, NULL);
+	timer_add(&tm, now_ms() + 2);
+	r->saw_bump = net_busy_wait(&bp_events, bp_events, now_us() + 10000000);
+	timer_del(&tm);
+	return 0;
+}
+
+/* A reader polls only off net_rx's CPU, and sees the counter move. */
+static void
+busy_wait_off_net_rx_cpu(struct ktest *t)
+{
+	struct bp_result r = {0};
+	int other = -1;
+
+	KEXPECT_EQ(
+	    t, thread_run_on(net_rx_cpu(), "ktest-bp", busy_wait_here, &r), 0);
+	KEXPECT_MSG(t, r.until == 0, "polls on net_rx's cpu %d", net_rx_cpu());
+	for (int i = 0; i < MAX_CPUS && other < 0; i++)
+		if (cpus[i].state == CPU_ONLINE && i != net_rx_cpu())
+			other = i;
+	if (other < 0) {
+		ktest_skip(t, "needs a CPU other than net_rx's");
+		return;
+	}
+	KEXPECT_EQ(t, thread_run_on(other, "ktest-bp", busy_wait_here, &r), 0);
+	KEXPECT_MSG(t, r.until != 0, "no polling on cpu %d", other);
+	KEXPECT_TRUE(t, r.timed_out);
+	KEXPECT_MSG(t, r.waited_us >= 2000, "gave up after %u us",
+	            (unsigned)r.waited_us);
+	KEXPECT_TRUE(t, r.saw_bump);
+}
+
 KTEST_SUITE(netdev, KTEST_CASE(names_and_indexes), KTEST_CASE(lookups_hold),
             KTEST_CASE(notifier_sequence), KTEST_CASE(ops_called_as_documented),
             KTEST_CASE(refcount_percpu), KTEST_CASE(refcount_atomic),
@@ -484,4 +552,5 @@ KTEST_SUITE(netdev, KTEST_CASE(names_and_indexes), KTEST_CASE(lookups_hold),
             KTEST_CASE(unregister_waits_for_holder),
             KTEST_CASE(interrupted_unregister_rolls_back),
             KTEST_CASE(try_hold_fails_when_unregistering),
-            KTEST_CASE(napi_polls_in_thread));
+            KTEST_CASE(napi_polls_in_thread),
+            KTEST_CASE(busy_wait_off_net_rx_cpu));

@@ -6,8 +6,9 @@
  *       after MS, default 10 s), send MSG, read the echo, close (we close
  *       first: TIME_WAIT here); -w waits for the peer to close first;
  *       -r resets instead of closing
- *   tcplisten PORT                       accept one connection, receive
- *       to the end checking the test pattern, report throughput
+ *   tcplisten [-c CPU] PORT              accept one connection, receive
+ *       to the end checking the test pattern, report throughput; the
+ *       receive loop runs on CPU (default: a CPU other than net_rx's)
  *   tcpbulk ADDR PORT BYTES[K|M]         send the test pattern, half
  *       close, wait for the peer's close, report throughput
  *   tcpecho [PORT|stop]                  the echo service (tcp_echo.c)
@@ -25,6 +26,8 @@
 #include <kernel/shell.h>
 #include <kernel/string.h>
 #include <kernel/timer.h>
+#include <kernel/cpu.h>
+#include <kernel/sched.h>
 
 #define CHUNK               16384
 #define CONNECT_TIMEOUT_MS  10000 /* default; the SYN retries take 63 s */
@@ -323,6 +326,34 @@ receive_all(struct tcp_pcb *c, uint8_t *buf, uint64_t *bad_at)
 	}
 }
 
+struct rx_job {
+	struct tcp_pcb *c;
+	uint8_t *buf;
+	uint64_t bad;
+	long n;
+};
+
+static int
+rx_job_run(void *arg)
+{
+	struct rx_job *j = arg;
+
+	j->n = receive_all(j->c, j->buf, &j->bad);
+	return 0; /* the result is j->n: nonzero is thread_run_on's own */
+}
+
+/* Where tcplisten's receive loop runs unless told: off net_rx's CPU, so
+ * the receive path and the reader (copy and pattern check) overlap
+ * instead of taking turns; -1 (here) with one CPU. */
+static int
+default_rx_cpu(void)
+{
+	for (int i = 0; i < MAX_CPUS; i++)
+		if (cpus[i].state == CPU_ONLINE && i != net_rx_cpu())
+			return i;
+	return -1;
+}
+
 static int
 cmd_tcplisten(int argc, char **argv)
 {
@@ -338,8 +369,22 @@ cmd_tcplisten(int argc, char **argv)
 	struct args args;
 	int r;
 
-	if (args_parse(&args, "tcplisten", argc, argv, "", 1, 1) < 0)
+	unsigned long cpu;
+	int rx_cpu;
+	struct rx_job job;
+
+	if (args_parse(&args, "tcplisten", argc, argv, "c:", 1, 1) < 0)
 		return -EINVAL;
+	if (args_has(&args, 'c')) {
+		if (args_flag_num(&args, 'c', "CPU", 0, MAX_CPUS - 1, &cpu) < 0)
+			return -EINVAL;
+		if (cpus[cpu].state != CPU_ONLINE)
+			return cmd_error("tcplisten", -ENODEV,
+			                 "cpu %lu is not online", cpu);
+		rx_cpu = (int)cpu;
+	} else {
+		rx_cpu = default_rx_cpu();
+	}
 	argv = args.argv;
 	if (parse_port("tcplisten", argv[1], &a.port) != 0)
 		return -EINVAL;
@@ -370,10 +415,22 @@ cmd_tcplisten(int argc, char **argv)
 	f = tcp_lock_irqsave();
 	tcp_get_info(child, now_ms(), &in);
 	spin_unlock_irqrestore(&tcp_lock, f);
-	kprintf("tcplisten: connection from %s\n",
-	        fmt_ep(ep, sizeof(ep), in.raddr, in.rport));
+	if (rx_cpu < 0)
+		kprintf("tcplisten: connection from %s\n",
+		        fmt_ep(ep, sizeof(ep), in.raddr, in.rport));
+	else
+		kprintf("tcplisten: connection from %s, receiving on cpu %d\n",
+		        fmt_ep(ep, sizeof(ep), in.raddr, in.rport), rx_cpu);
 	start = now_ms();
-	n = receive_all(child, buf, &bad);
+	job = (struct rx_job){child, buf, UINT64_MAX, 0};
+	if (rx_cpu < 0) {
+		rx_job_run(&job);
+	} else {
+		if (thread_run_on(rx_cpu, "tcplisten", rx_job_run, &job) != 0)
+			rx_job_run(&job); /* no thread for it: receive here */
+	}
+	n = job.n;
+	bad = job.bad;
 	if (n < 0) {
 		r = (int)n;
 		cmd_error("tcplisten", r, "receive failed");
@@ -437,8 +494,9 @@ static struct command tcp_cmds[] = {
              "MSG, close (-w peer first, -r reset)",
      .fn = cmd_tcpconnect},
     {.name = "tcplisten",
-     .usage = "tcplisten PORT",
-     .help = "TCP: accept one connection, receive and check the pattern",
+     .usage = "tcplisten [-c CPU] PORT",
+     .help = "TCP: accept one connection, receive and check the pattern "
+             "(on CPU; default: not net_rx's)",
      .fn = cmd_tcplisten},
     {.name = "tcpbulk",
      .usage = "tcpbulk ADDR PORT BYTES[K|M]",

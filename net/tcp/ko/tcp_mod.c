@@ -28,6 +28,7 @@
 struct tcp_stack *tcp_stack;
 DEFINE_SPINLOCK(tcp_lock);
 DEFINE_WAITQ(tcp_wq);
+volatile uint32_t tcp_events;
 
 struct txq_ent {
 	struct sk_buff *skb;
@@ -186,6 +187,7 @@ tcp_event(void *ctx, struct tcp_pcb *pcb, unsigned ev)
 	struct tcp_user *u = tcp_get_user(pcb);
 
 	(void)ctx;
+	tcp_events++;
 	if (u != NULL && u->kind == TCP_USER_SOCK)
 		tcp_sock_event(pcb, u, ev);
 	else if (u != NULL && u->kind == TCP_USER_ECHO)

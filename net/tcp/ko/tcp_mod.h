@@ -35,6 +35,8 @@ struct tcp_user {
 extern struct tcp_stack *tcp_stack;
 extern spinlock_t tcp_lock;
 extern struct waitq tcp_wq; /* blocking callers wait here */
+/* Bumped by every event tcp_wq is woken for (busy polling watches it). */
+extern volatile uint32_t tcp_events;
 
 uint32_t tcp_lock_irqsave(void);
 /* Unlock, then send what the core emitted meanwhile, in order (or leave

@@ -87,9 +87,21 @@ pcb_ready(struct tcp_pcb *pcb, unsigned mask)
 	return ready;
 }
 
+/* Busy-poll first (net_busy_poll_until): during a transfer the next
+ * batch usually comes within the budget, and the wait never sleeps. */
 int
 tcp_wait_pcb(struct tcp_pcb *pcb, unsigned mask, long ms)
 {
+	uint64_t until = net_busy_poll_until();
+
+	for (;;) {
+		uint32_t seen = tcp_events;
+
+		if (pcb_ready(pcb, mask))
+			return 0;
+		if (until == 0 || !net_busy_wait(&tcp_events, seen, until))
+			break;
+	}
 	return wait_event_interruptible_timeout(tcp_wq, pcb_ready(pcb, mask),
 	                                        ms);
 }
