@@ -114,6 +114,32 @@ long_buffer_no_overflow(struct kt *t)
 	free(b);
 }
 
+/* Longer than one of sum_words' chunks (2^15 words): the partial sums
+ * fold into the total at the boundary, on all-0xff and random data, for
+ * lengths around it. */
+static void
+crosses_the_chunk_boundary(struct kt *t)
+{
+	size_t n = 3 * 131072 + 7;
+	uint8_t *b = malloc(n);
+	uint32_t x = 12345;
+
+	KT_ASSERT(t, b != NULL);
+	memset(b, 0xff, n);
+	for (size_t len = 131072 - 8; len <= 131072 + 8; len++)
+		KT_EXPECT_EQ(t, inet_csum_add(0, b, len), ref_sum(0, b, len));
+	KT_EXPECT_EQ(t, inet_csum_add(0, b, n), ref_sum(0, b, n));
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345u;
+		b[i] = (uint8_t)(x >> 16);
+	}
+	for (size_t len = 262144 - 4; len <= 262144 + 4; len++)
+		KT_EXPECT_EQ(t, inet_csum_add(0x1234, b, len),
+		             ref_sum(0x1234, b, len));
+	KT_EXPECT_EQ(t, inet_csum_add(0, b, n), ref_sum(0, b, n));
+	free(b);
+}
+
 /* Even-length pieces chain to the same sum as the whole. */
 static void
 partial_sums_chain(struct kt *t)
@@ -206,7 +232,7 @@ static const struct kt_case cases[] = {
     KT_CASE(ipv4_header_example),
     KT_CASE(odd_lengths),
     KT_CASE(empty_and_zero),
-    KT_CASE(long_buffer_no_overflow),
+    KT_CASE(long_buffer_no_overflow), KT_CASE(crosses_the_chunk_boundary),
     KT_CASE(partial_sums_chain),
     KT_CASE(pseudo_header),
     KT_CASE(incremental_update),
