@@ -45,6 +45,13 @@ ld32(const uint8_t *p)
  */
 #define CHUNK_WORDS 32768u
 
+static inline void
+add_halves(uint32_t *lo, uint32_t *hi, uint32_t w)
+{
+	*lo += w & 0xffff;
+	*hi += w >> 16;
+}
+
 static uint64_t
 sum_words(const uint8_t *p, size_t words)
 {
@@ -52,40 +59,21 @@ sum_words(const uint8_t *p, size_t words)
 
 	while (words > 0) {
 		size_t n = words < CHUNK_WORDS ? words : CHUNK_WORDS;
-		uint32_t lo = 0, hi = 0, w;
+		uint32_t lo = 0, hi = 0;
 
 		words -= n;
 		for (; n >= 8; n -= 8, p += 32) {
-			w = ld32(p);
-			lo += w & 0xffff;
-			hi += w >> 16;
-			w = ld32(p + 4);
-			lo += w & 0xffff;
-			hi += w >> 16;
-			w = ld32(p + 8);
-			lo += w & 0xffff;
-			hi += w >> 16;
-			w = ld32(p + 12);
-			lo += w & 0xffff;
-			hi += w >> 16;
-			w = ld32(p + 16);
-			lo += w & 0xffff;
-			hi += w >> 16;
-			w = ld32(p + 20);
-			lo += w & 0xffff;
-			hi += w >> 16;
-			w = ld32(p + 24);
-			lo += w & 0xffff;
-			hi += w >> 16;
-			w = ld32(p + 28);
-			lo += w & 0xffff;
-			hi += w >> 16;
+			add_halves(&lo, &hi, ld32(p));
+			add_halves(&lo, &hi, ld32(p + 4));
+			add_halves(&lo, &hi, ld32(p + 8));
+			add_halves(&lo, &hi, ld32(p + 12));
+			add_halves(&lo, &hi, ld32(p + 16));
+			add_halves(&lo, &hi, ld32(p + 20));
+			add_halves(&lo, &hi, ld32(p + 24));
+			add_halves(&lo, &hi, ld32(p + 28));
 		}
-		for (; n > 0; n--, p += 4) {
-			w = ld32(p);
-			lo += w & 0xffff;
-			hi += w >> 16;
-		}
+		for (; n > 0; n--, p += 4)
+			add_halves(&lo, &hi, ld32(p));
 		total += (uint64_t)lo + hi;
 	}
 	return total;
