@@ -187,6 +187,7 @@ tcp_event(void *ctx, struct tcp_pcb *pcb, unsigned ev)
 	struct tcp_user *u = tcp_get_user(pcb);
 
 	(void)ctx;
+	ASSERT(spin_held(&tcp_lock)); /* tcp_events counts under it */
 	tcp_events++;
 	if (u != NULL && u->kind == TCP_USER_SOCK)
 		tcp_sock_event(pcb, u, ev);
