@@ -367,11 +367,9 @@ cmd_tcplisten(int argc, char **argv)
 	uint32_t f;
 	long n;
 	struct args args;
-	int r;
-
-	unsigned long cpu;
-	int rx_cpu;
 	struct rx_job job;
+	unsigned long cpu;
+	int r, rx_cpu;
 
 	if (args_parse(&args, "tcplisten", argc, argv, "c:", 1, 1) < 0)
 		return -EINVAL;
