@@ -131,3 +131,4 @@ EXPORT_SYMBOL(ktest_unregister);
 EXPORT_SYMBOL(ktest_fail);
 EXPORT_SYMBOL(ktest_abort);
 EXPORT_SYMBOL(ktest_skip);
+EXPORT_SYMBOL(ktest_note);

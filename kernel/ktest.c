@@ -78,6 +78,18 @@ ktest_fail(struct ktest *t, const char *file, int line, const char *fmt, ...)
 }
 
 void
+ktest_note(struct ktest *t, const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	kprintf("        # %s: %s\n", t->name, msg);
+}
+
+void
 ktest_skip(struct ktest *t, const char *reason)
 {
 	t->skipped = true;

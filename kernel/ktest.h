@@ -47,6 +47,10 @@ struct ktest_suite {
 
 void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt,
                 ...) __attribute__((format(printf, 4, 5)));
+/* A KTAP diagnostic line for the case ("# case: ..."), not a failure:
+ * what a case measured, or why it excused something. */
+void ktest_note(struct ktest *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 __attribute__((noreturn)) void ktest_abort(struct ktest *t);
 void ktest_skip(struct ktest *t, const char *reason);
 

@@ -22,7 +22,6 @@
 #include <kernel/timer.h>
 #include <kernel/cpu.h>
 #include <kernel/x86.h>
-#include <kernel/printk.h>
 #include <kernel/irq.h>
 
 /* ---- timers on stacks ------------------------------------------------- */
@@ -260,10 +259,10 @@ periodic_timer_del(struct ktest *t)
 	/* A vCPU the host did not run for seconds is not a kernel bug, but
 	 * the case must still have deleted mid-callback almost every time. */
 	if (p->stalled > 0)
-		kprintf("        # periodic_timer_del: %d round(s) missed the "
-		        "callback: the deleter's vCPU stood still for up to "
-		        "%u ms\n",
-		        p->stalled, (unsigned)(p->longest_stall_us / 1000));
+		ktest_note(t,
+		           "%d round(s) missed the callback: the deleter's "
+		           "vCPU stood still for up to %u ms",
+		           p->stalled, (unsigned)(p->longest_stall_us / 1000));
 	KEXPECT_MSG(t, p->stalled <= p->rounds / 10,
 	            "%d of %d rounds missed the callback (the deleter "
 	            "stalled up to %u ms)",

@@ -7,7 +7,6 @@
  */
 #include <kernel/ktest.h>
 #include <kernel/bootparam.h>
-#include <kernel/printk.h>
 #include <kernel/ktest/ktest_util.h>
 #include <kernel/kmalloc.h>
 #include <kernel/string.h>
@@ -238,8 +237,8 @@ unload_check_races_getters(struct ktest *t)
 	KEXPECT_EQ(t, r->late_gets, 0);
 	KEXPECT_EQ(t, module_refcount(mod), 0);
 	KEXPECT_EQ(t, mod->underflows, 0);
-	kprintf("        # %d gets raced the unload check (%s)\n", r->gets,
-	        mod->refops->name);
+	ktest_note(t, "%d gets raced the unload check (%s)", r->gets,
+	           mod->refops->name);
 	kt_shared_put(r);
 	kfree(mod);
 }
@@ -266,7 +265,7 @@ impl_matches_boot_param(struct ktest *t)
 	KASSERT_TRUE(t, p != NULL);
 	bootparam_format(p, v, sizeof(v));
 	KEXPECT_TRUE(t, strcmp(v, module_default_refops()->name) == 0);
-	kprintf("        # modref=%s\n", v);
+	ktest_note(t, "modref=%s", v);
 }
 
 KTEST_SUITE(modref, KTEST_CASE(impl_matches_boot_param),
