@@ -190,8 +190,10 @@ periodic_deleter(struct stress_crew *crew, int idx)
 			 * running: the callback spends PERIODIC_CB_US of
 			 * every ~PERIODIC_CB_US + 1 ms with in_cb set, so a
 			 * deleter that never paused that long sees it. */
-			if (now_us() - last > gap)
-				gap = now_us() - last;
+			uint64_t now = now_us();
+
+			if (now - last > gap)
+				gap = now - last;
 			timer_del(&p->tm);
 			if (p->fires == f0) {
 				/* Did the tick stop, or the list? */
@@ -201,9 +203,9 @@ periodic_deleter(struct stress_crew *crew, int idx)
 				p->unseen++;
 			} else {
 				p->stalled++;
+				if (gap > p->longest_stall_us)
+					p->longest_stall_us = gap;
 			}
-			if (gap > p->longest_stall_us)
-				p->longest_stall_us = gap;
 			continue;
 		}
 		timer_del(&p->tm);
