@@ -628,7 +628,8 @@ run_on_runs_there_and_returns(struct ktest *t)
 }
 
 struct sleeper {
-	volatile int started;
+	volatile int started, signalled;
+	struct thread *caller;
 	uint64_t slept_ms;
 };
 
@@ -645,18 +646,18 @@ sleep_until_interrupted(void *arg)
 	return r;
 }
 
-struct interrupter {
-	struct thread *caller;
-	struct sleeper *s;
-};
-
+/* Ctrl-C for the caller once the function runs.  The sleeper is shared
+ * state (docs/testing.md): the case waits for `signalled` before it
+ * returns, so the caller's thread is alive when it is signalled. */
 static void
 interrupt_caller(void *arg)
 {
-	struct interrupter *in = arg;
+	struct sleeper *s = arg;
 
-	kt_poll(READ_ONCE(in->s->started), KT_SOON_MS);
-	thread_signal(in->caller);
+	kt_poll(READ_ONCE(s->started), KT_SOON_MS);
+	thread_signal(s->caller);
+	WRITE_ONCE(s->signalled, 1);
+	kt_shared_put(s);
 }
 
 /* Ctrl-C on the caller reaches the function, whether it comes while the
@@ -664,26 +665,34 @@ interrupt_caller(void *arg)
 static void
 run_on_passes_ctrl_c_on(struct ktest *t)
 {
-	struct sleeper s = {0, 0};
-	struct interrupter in = {this_cpu()->curr, &s};
+	struct sleeper *s = kt_shared_alloc(sizeof(*s), 2);
 	int last = kt_online_cpus() > 1 ? 1 : 0;
 
-	KASSERT_TRUE(t, thread_create("ktest-intr", interrupt_caller, &in,
-	                              cpu_id()) != NULL);
-	KEXPECT_EQ(
-	    t, thread_run_on(last, "ktest-run", sleep_until_interrupted, &s),
-	    -EINTR);
-	KEXPECT_MSG(t, s.slept_ms < 30000, "slept %u ms: never interrupted",
-	            (unsigned)s.slept_ms);
+	KASSERT_TRUE(t, s != NULL);
+	s->caller = this_cpu()->curr;
+	if (thread_create("ktest-intr", interrupt_caller, s, cpu_id()) ==
+	    NULL) {
+		kt_shared_put(s);
+		KEXPECT_MSG(t, false, "cannot start the interrupter");
+		goto out;
+	}
+	KEXPECT_EQ(t,
+	           thread_run_on(last, "ktest-run", sleep_until_interrupted, s),
+	           -EINTR);
+	KEXPECT_MSG(t, s->slept_ms < 30000, "slept %u ms: never interrupted",
+	            (unsigned)s->slept_ms);
+	KEXPECT_TRUE(t, kt_poll(READ_ONCE(s->signalled), KT_SOON_MS));
 	clear_signal();
 	/* Signalled before the call: the worker starts interrupted. */
-	s.started = 0;
+	s->started = 0;
 	thread_signal(this_cpu()->curr);
-	KEXPECT_EQ(
-	    t, thread_run_on(last, "ktest-run", sleep_until_interrupted, &s),
-	    -EINTR);
-	KEXPECT_TRUE(t, s.started);
+	KEXPECT_EQ(t,
+	           thread_run_on(last, "ktest-run", sleep_until_interrupted, s),
+	           -EINTR);
+	KEXPECT_TRUE(t, s->started);
 	clear_signal();
+out:
+	kt_shared_put(s);
 }
 
 KTEST_SUITE(thread, KTEST_CASE(thread_create_exit_many),
