@@ -421,12 +421,10 @@ cmd_tcplisten(int argc, char **argv)
 		        fmt_ep(ep, sizeof(ep), in.raddr, in.rport), rx_cpu);
 	start = now_ms();
 	job = (struct rx_job){child, buf, UINT64_MAX, 0};
-	if (rx_cpu < 0) {
-		rx_job_run(&job);
-	} else {
-		if (thread_run_on(rx_cpu, "tcplisten", rx_job_run, &job) != 0)
-			rx_job_run(&job); /* no thread for it: receive here */
-	}
+	r = rx_cpu < 0 ? rx_job_run(&job)
+	               : thread_run_on(rx_cpu, "tcplisten", rx_job_run, &job);
+	if (r != 0) /* no thread on that CPU: it fails as a receive does */
+		job.n = r;
 	n = job.n;
 	bad = job.bad;
 	if (n < 0) {
