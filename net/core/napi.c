@@ -35,8 +35,8 @@ static struct thread *net_rx_thread;
 
 static int net_busy_poll_us = 200;
 BOOTPARAM_INT(net_busy_poll_us, net_busy_poll_us, 0, 10000,
-              "us a socket reader on another CPU than net_rx spins for "
-              "data before sleeping (0: never)",
+              "us a wait for the receive path (tcp.ko's) spins off "
+              "net_rx's CPU before it sleeps (0: never)",
               1);
 
 void
@@ -169,6 +169,16 @@ net_rx_cpu(void)
 	return net_rx_thread->cpu;
 }
 EXPORT_SYMBOL(net_rx_cpu);
+
+int
+net_rx_other_cpu(void)
+{
+	for (int i = 0; i < MAX_CPUS; i++)
+		if (cpus[i].state == CPU_ONLINE && i != net_rx_cpu())
+			return i;
+	return -1;
+}
+EXPORT_SYMBOL(net_rx_other_cpu);
 
 uint64_t
 net_busy_poll_until(void)

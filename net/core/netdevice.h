@@ -271,6 +271,9 @@ void napi_complete(struct napi_struct *napi);
 /* The CPU the net_rx thread (every driver's poll, and so the stack's
  * receive path) runs on. */
 int net_rx_cpu(void);
+/* The first online CPU that is not net_rx's (where a reader overlaps the
+ * receive path instead of taking turns with it), or -1 with one CPU. */
+int net_rx_other_cpu(void);
 /*
  * Busy polling: a reader about to sleep for data the receive path will
  * bring spins a while first.  A sleeping reader on another CPU costs the

@@ -13,8 +13,8 @@
  * re-sending NETDEV_UNREGISTER each second; Ctrl-C (thread_signal) during
  * that wait rolling back to the same name, index and up state; NAPI polls
  * in thread context and napi_disable waiting for a running poll; busy
- * polling only off net_rx's CPU, giving up at its deadline and seeing a
- * counter move.
+ * polling only off net_rx's CPU, giving up at its deadline, seeing a
+ * counter move, and off when net_busy_poll_us is 0.
  * Cases that depend on refmode=wait skip under the other modes.
  */
 #include <kernel/errno.h>
@@ -23,8 +23,8 @@
 #include <kernel/sched.h>
 #include <kernel/string.h>
 #include <kernel/timer.h>
-#include <kernel/cpu.h>
 #include <kernel/clock.h>
+#include <kernel/bootparam.h>
 #include <net/core/netdevice.h>
 #include <net/core/skbuff.h>
 #include "net/core/netdev_internal.h"
@@ -525,14 +525,11 @@ static void
 busy_wait_off_net_rx_cpu(struct ktest *t)
 {
 	struct bp_result r = {0};
-	int other = -1;
+	int other = net_rx_other_cpu();
 
 	KEXPECT_EQ(
 	    t, thread_run_on(net_rx_cpu(), "ktest-bp", busy_wait_here, &r), 0);
 	KEXPECT_MSG(t, r.until == 0, "polls on net_rx's cpu %d", net_rx_cpu());
-	for (int i = 0; i < MAX_CPUS && other < 0; i++)
-		if (cpus[i].state == CPU_ONLINE && i != net_rx_cpu())
-			other = i;
 	if (other < 0) {
 		ktest_skip(t, "needs a CPU other than net_rx's");
 		return;
@@ -545,6 +542,27 @@ busy_wait_off_net_rx_cpu(struct ktest *t)
 	KEXPECT_TRUE(t, r.saw_bump);
 }
 
+/* net_busy_poll_us=0 turns polling off on every CPU. */
+static void
+busy_poll_off_at_zero(struct ktest *t)
+{
+	const struct bootparam *p = bootparam_find("net_busy_poll_us");
+	struct bp_result r = {1, 0, 0, 0};
+	int other = net_rx_other_cpu();
+	char was[16], err[64];
+
+	KASSERT_TRUE(t, p != NULL);
+	if (other < 0) {
+		ktest_skip(t, "needs a CPU other than net_rx's");
+		return;
+	}
+	bootparam_format(p, was, sizeof(was));
+	KASSERT_TRUE(t, bootparam_set(p, "0", err, sizeof(err)) == 0);
+	KEXPECT_EQ(t, thread_run_on(other, "ktest-bp", busy_wait_here, &r), 0);
+	KEXPECT_MSG(t, r.until == 0, "polls on cpu %d with it 0", other);
+	KEXPECT_EQ(t, bootparam_set(p, was, err, sizeof(err)), 0);
+}
+
 KTEST_SUITE(netdev, KTEST_CASE(names_and_indexes), KTEST_CASE(lookups_hold),
             KTEST_CASE(notifier_sequence), KTEST_CASE(ops_called_as_documented),
             KTEST_CASE(refcount_percpu), KTEST_CASE(refcount_atomic),
@@ -553,4 +571,5 @@ KTEST_SUITE(netdev, KTEST_CASE(names_and_indexes), KTEST_CASE(lookups_hold),
             KTEST_CASE(interrupted_unregister_rolls_back),
             KTEST_CASE(try_hold_fails_when_unregistering),
             KTEST_CASE(napi_polls_in_thread),
-            KTEST_CASE(busy_wait_off_net_rx_cpu));
+            KTEST_CASE(busy_wait_off_net_rx_cpu),
+            KTEST_CASE(busy_poll_off_at_zero));

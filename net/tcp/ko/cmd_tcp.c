@@ -342,18 +342,6 @@ rx_job_run(void *arg)
 	return 0; /* the result is j->n: nonzero is thread_run_on's own */
 }
 
-/* Where tcplisten's receive loop runs unless told: off net_rx's CPU, so
- * the receive path and the reader (copy and pattern check) overlap
- * instead of taking turns; -1 (here) with one CPU. */
-static int
-default_rx_cpu(void)
-{
-	for (int i = 0; i < MAX_CPUS; i++)
-		if (cpus[i].state == CPU_ONLINE && i != net_rx_cpu())
-			return i;
-	return -1;
-}
-
 static int
 cmd_tcplisten(int argc, char **argv)
 {
@@ -381,7 +369,7 @@ cmd_tcplisten(int argc, char **argv)
 			                 "cpu %lu is not online", cpu);
 		rx_cpu = (int)cpu;
 	} else {
-		rx_cpu = default_rx_cpu();
+		rx_cpu = net_rx_other_cpu(); /* overlap, not take turns */
 	}
 	argv = args.argv;
 	if (parse_port("tcplisten", argv[1], &a.port) != 0)
