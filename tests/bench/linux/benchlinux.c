@@ -275,13 +275,12 @@ guest_type(struct guest *g, const char *cmd, int wait)
 /*
  * One datagram at a time, each carrying its number: an answer counts
  * only if it is to the datagram just sent (bench_udp_answer).  Without
- * the numbers, the
- * warm-up's unanswered datagrams (the e1000 ignores received frames for
- * a second after it is set up, and the warm-up sends every 200 ms)
- * were answered late, and each later send then collected one of those:
- * five or so in flight instead of one, which gave a Linux guest on
- * e1000 18,000-21,000 "round trips" a second against 3,000 counted
- * one at a time (session 8).
+ * the numbers, the warm-up's unanswered datagrams (the e1000 ignores
+ * received frames for a second after it is set up, and the warm-up
+ * sends every 200 ms) were answered late, and each later send then
+ * collected one of those: five or so in flight instead of one, which
+ * gave a Linux guest on e1000 18,000-21,000 "round trips" a second
+ * against 3,000 counted one at a time (session 8).
  */
 static double
 udp_echo(int port, int secs, double *lost)
