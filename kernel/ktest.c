@@ -64,29 +64,37 @@ ctx_put(struct case_ctx *c)
 		kfree(c);
 }
 
+/* "        # CASE: WHERE MESSAGE", a KTAP diagnostic of the case. */
+static void
+say(struct ktest *t, const char *where, const char *fmt, va_list ap)
+{
+	char msg[160];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	kprintf("        # %s: %s%s\n", t->name, where, msg);
+}
+
 void
 ktest_fail(struct ktest *t, const char *file, int line, const char *fmt, ...)
 {
-	char msg[160];
+	char where[96];
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	t->failures++;
-	kprintf("        # %s: %s:%d: %s\n", t->name, file, line, msg);
+	snprintf(where, sizeof(where), "%s:%d: ", file, line);
+	va_start(ap, fmt);
+	say(t, where, fmt, ap);
+	va_end(ap);
 }
 
 void
 ktest_note(struct ktest *t, const char *fmt, ...)
 {
-	char msg[160];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	say(t, "", fmt, ap);
 	va_end(ap);
-	kprintf("        # %s: %s\n", t->name, msg);
 }
 
 void
