@@ -380,6 +380,7 @@ static struct insns {
 	int nfn;
 	char fn[INSNS_TOP][48];
 	double diff[INSNS_TOP], in_echo[INSNS_TOP], in_bounce[INSNS_TOP];
+	char slow[160]; /* "atomic A / B, irq-flags ..." (tbprof: slow:) */
 } insns[2];
 static int ninsns;
 
@@ -416,6 +417,10 @@ on_insns(struct line *l, const char *file, void *ctx)
 			n->bounce = atof(q + 7);
 	} else if (strcmp(l->tok[3], "diff:") == 0) {
 		n->in_diff = true;
+	} else if (strcmp(l->tok[3], "slow:") == 0 &&
+	           strstr(l->text, "echo / bounce: ") != NULL) {
+		snprintf(n->slow, sizeof(n->slow), "%s",
+		         strstr(l->text, "echo / bounce: ") + 15);
 	} else if (n->in_diff && l->ntok >= 8 && l->tok[5][0] == '(' &&
 	           n->nfn < INSNS_TOP) {
 		snprintf(n->fn[n->nfn], sizeof(n->fn[0]), "%s", l->tok[3]);
@@ -825,6 +830,13 @@ report(FILE *f)
 				        insns[i].fn[k], insns[i].diff[k],
 				        insns[i].in_echo[k],
 				        insns[i].in_bounce[k]);
+			if (insns[i].slow[0] != '\0')
+				fprintf(
+				    f,
+				    "\nInstructions TCG runs out of line (a "
+				    "helper call, or the end of a block), per "
+				    "echo, stack / bounce: %s\n",
+				    insns[i].slow);
 		}
 	}
 	if (udp_costs[0] != '\0')

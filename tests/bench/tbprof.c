@@ -39,7 +39,16 @@
  * timer interrupts' apart), the top functions; then, for the first two units,
  * every function's difference per unit, largest first ("tbprof:
  * diff"), and the totals ("tbprof: per-unit").
+ *
+ * Instructions are not equal under TCG: most become a few host
+ * instructions inline, but some run out of line in a helper, or end the
+ * translated block: atomics (a lock prefix, xchg), the interrupt flag
+ * (pushf, popf, cli, sti: spin_lock_irqsave and its unlock), rdtsc, and
+ * port I/O.  Those are counted apart, per unit and per function
+ * ("tbprof: slow:"), since a few of them can cost more than a hundred
+ * plain instructions.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -57,12 +66,18 @@ struct sym {
 	int marker; /* name starts with the segment prefix */
 };
 
+/* The instructions TCG runs out of line, by kind. */
+enum slow { SLOW_ATOMIC, SLOW_IRQFLAGS, SLOW_TSC, SLOW_PIO, NSLOW };
+static const char *const slow_names[NSLOW] = {"atomic", "irq-flags", "rdtsc",
+                                              "port-io"};
+
 struct unit {
 	const char *name, *func;
 	int fsym; /* index of func in syms, or -1 */
-	uint64_t count, insns, timer;
+	uint64_t count, insns, timer, slow[NSLOW];
 	int segs;
 	uint64_t *per_sym;     /* instructions per symbol, over its segments */
+	uint64_t *slow_sym;    /* slow instructions per symbol, likewise */
 	uint64_t *marker_segs; /* its segments, by marker symbol */
 };
 
@@ -72,7 +87,7 @@ static uint64_t min_count = 10;
  * take out of the unit segments it starts (bench-boot types `cpus`
  * around every phase; its work is not the unit's). */
 struct baseline {
-	uint64_t segs, insns, *per_sym;
+	uint64_t segs, insns, slow[NSLOW], *per_sym, *slow_sym;
 };
 static struct baseline *baselines; /* by marker symbol */
 
@@ -86,6 +101,7 @@ static uint64_t seg_timer;
 struct block {
 	uint32_t addr;
 	uint32_t ninsn;
+	uint16_t slow[NSLOW];
 	uint64_t execs; /* in the current segment, outside timer interrupts */
 	int used;
 	int iret; /* ends with an iret: leaves an interrupt */
@@ -211,7 +227,7 @@ block_find(uint32_t addr, int create)
 
 static struct unit units[MAX_UNITS];
 static int nunits;
-static uint64_t seg_insns;
+static uint64_t seg_insns, seg_slow[NSLOW];
 static int seg_marker = -1, nsegs;
 
 /* Close the segment: find its unit, add its blocks to it, reset. */
@@ -237,7 +253,7 @@ end_segment(void)
 {
 	struct unit *u = NULL;
 	struct baseline *bl;
-	uint64_t n = 0, *into = NULL;
+	uint64_t n = 0, *into = NULL, *into_slow = NULL;
 
 	for (int i = 0; i < nunits && u == NULL; i++) {
 		uint64_t e = execs_of(units[i].fsym);
@@ -249,20 +265,28 @@ end_segment(void)
 	}
 	if (u == NULL && seg_marker >= 0 && !had_unit_event()) {
 		bl = &baselines[seg_marker];
-		if (bl->per_sym == NULL)
+		if (bl->per_sym == NULL) {
 			bl->per_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
+			bl->slow_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
+		}
 		bl->segs++;
 		bl->insns += seg_insns;
+		for (int k = 0; k < NSLOW; k++)
+			bl->slow[k] += seg_slow[k];
 		into = bl->per_sym;
+		into_slow = bl->slow_sym;
 	}
 	if (u != NULL) {
 		u->count += n;
 		u->insns += seg_insns;
 		u->timer += seg_timer;
 		u->segs++;
+		for (int k = 0; k < NSLOW; k++)
+			u->slow[k] += seg_slow[k];
 		if (seg_marker >= 0)
 			u->marker_segs[seg_marker]++;
 		into = u->per_sym;
+		into_slow = u->slow_sym;
 		printf("tbprof: segment %d (%s): %llu instructions (and %llu "
 		       "in timer interrupts), %llu %s, %.0f per %s\n",
 		       nsegs, seg_marker >= 0 ? syms[seg_marker].name : "-",
@@ -273,11 +297,19 @@ end_segment(void)
 	for (size_t i = 0; i < blocks_cap; i++) {
 		struct block *b = &blocks[i];
 
-		if (into != NULL && b->execs != 0)
-			into[sym_of(b->addr)] += b->execs * b->ninsn;
+		if (into != NULL && b->execs != 0) {
+			size_t s = sym_of(b->addr);
+			unsigned slow = 0;
+
+			for (int k = 0; k < NSLOW; k++)
+				slow += b->slow[k];
+			into[s] += b->execs * b->ninsn;
+			into_slow[s] += b->execs * slow;
+		}
 		b->execs = 0;
 	}
 	seg_insns = 0;
+	memset(seg_slow, 0, sizeof(seg_slow));
 	seg_timer = 0;
 	nsegs++;
 }
@@ -296,10 +328,13 @@ sym_name(size_t i)
 	return i < nsyms ? syms[i].name : "[other]";
 }
 
-/* What u's segments' commands cost, by symbol s (or in all, s < 0),
- * from the segments with no unit that the same commands started. */
+/* What of a count u's segments' commands did, from the segments with
+ * no unit that the same commands started: pick chooses the count of a
+ * baseline (all instructions, one symbol's, slow ones of a kind). */
+typedef uint64_t (*pick_fn)(const struct baseline *bl, long arg);
+
 static double
-marker_cost(const struct unit *u, long s)
+marker_cost(const struct unit *u, pick_fn pick, long arg)
 {
 	double c = 0;
 
@@ -308,24 +343,57 @@ marker_cost(const struct unit *u, long s)
 
 		if (u->marker_segs[m] == 0 || bl->segs == 0)
 			continue;
-		c += (double)u->marker_segs[m] *
-		     (double)(s < 0 ? bl->insns : bl->per_sym[s]) /
+		c += (double)u->marker_segs[m] * (double)pick(bl, arg) /
 		     (double)bl->segs;
 	}
 	return c;
 }
 
+static uint64_t
+pick_insns(const struct baseline *bl, long s)
+{
+	return s < 0 ? bl->insns : bl->per_sym[s];
+}
+
+static uint64_t
+pick_slow(const struct baseline *bl, long k)
+{
+	return bl->slow[k];
+}
+
+static uint64_t
+pick_slow_sym(const struct baseline *bl, long s)
+{
+	return bl->slow_sym[s];
+}
+
 static double
 per_unit(const struct unit *u, size_t s)
 {
-	return ((double)u->per_sym[s] - marker_cost(u, (long)s)) /
+	return ((double)u->per_sym[s] - marker_cost(u, pick_insns, (long)s)) /
 	       (double)u->count;
 }
 
 static double
 total_per_unit(const struct unit *u)
 {
-	return ((double)u->insns - marker_cost(u, -1)) / (double)u->count;
+	return ((double)u->insns - marker_cost(u, pick_insns, -1)) /
+	       (double)u->count;
+}
+
+static double
+slow_per_unit(const struct unit *u, int k)
+{
+	return ((double)u->slow[k] - marker_cost(u, pick_slow, k)) /
+	       (double)u->count;
+}
+
+static double
+slow_sym_per_unit(const struct unit *u, size_t s)
+{
+	return ((double)u->slow_sym[s] -
+	        marker_cost(u, pick_slow_sym, (long)s)) /
+	       (double)u->count;
 }
 
 static void
@@ -376,6 +444,25 @@ report(int top)
 		}
 		printf("tbprof: per-unit: %s %.0f, %s %.0f, %s/%s %.2f\n",
 		       a->name, ta, b->name, tb, a->name, b->name, ta / tb);
+		printf("tbprof: slow: instructions run out of line per unit, "
+		       "%s / %s:",
+		       a->name, b->name);
+		for (int k = 0; k < NSLOW; k++)
+			printf("%s %s %.1f / %.1f", k ? "," : "", slow_names[k],
+			       slow_per_unit(a, k), slow_per_unit(b, k));
+		printf("\n");
+		for (size_t s = 0; s <= nsyms; s++) {
+			rows[s][0] =
+			    slow_sym_per_unit(a, s) - slow_sym_per_unit(b, s);
+			rows[s][1] = (double)s;
+		}
+		qsort(rows, nsyms + 1, sizeof(*rows), by_desc);
+		for (int k = 0; k < top && rows[k][0] >= 0.05; k++) {
+			size_t s = (size_t)rows[k][1];
+			printf("tbprof: slow:   %-28s %6.1f  (%.1f / %.1f)\n",
+			       sym_name(s), rows[k][0], slow_sym_per_unit(a, s),
+			       slow_sym_per_unit(b, s));
+		}
 	}
 	free(rows);
 }
@@ -403,9 +490,49 @@ account(struct block *b)
 	} else {
 		b->execs++;
 		seg_insns += b->ninsn;
+		for (int k = 0; k < NSLOW; k++)
+			seg_slow[k] += b->slow[k];
 	}
 	if (b->iret && depth > 0)
 		depth--;
+}
+
+/* The kind of slow instruction an in_asm line holds, or -1.  The line is
+ * "0xADDR:  BYTES  MNEMONIC OPERANDS"; the mnemonic follows the bytes
+ * (pairs of hex digits). */
+static int
+slow_kind(const char *line)
+{
+	const char *p = strchr(line, ':');
+	size_t n;
+
+	if (p == NULL)
+		return -1;
+	for (p++;;) {
+		while (*p == ' ')
+			p++;
+		if (isxdigit((unsigned char)p[0]) &&
+		    isxdigit((unsigned char)p[1]) && p[2] == ' ')
+			p += 2;
+		else
+			break;
+	}
+	n = strcspn(p, " \n");
+	if ((n == 4 && strncmp(p, "lock", 4) == 0) ||
+	    strncmp(p, "xchg", 4) == 0)
+		return SLOW_ATOMIC;
+	if (strncmp(p, "pushf", 5) == 0 || strncmp(p, "popf", 4) == 0 ||
+	    (n == 3 &&
+	     (strncmp(p, "cli", 3) == 0 || strncmp(p, "sti", 3) == 0)))
+		return SLOW_IRQFLAGS;
+	if (n == 5 && strncmp(p, "rdtsc", 5) == 0)
+		return SLOW_TSC;
+	if (((n == 3 || n == 4) && strncmp(p, "in", 2) == 0 &&
+	     strchr("bwl", p[2]) != NULL) ||
+	    ((n == 4 || n == 5) && strncmp(p, "out", 3) == 0 &&
+	     strchr("bwl", p[3]) != NULL))
+		return SLOW_PIO;
+	return -1;
 }
 
 /* "0x0010abcd:  ..." -> 0x0010abcd; 0 with *ok false if not such. */
@@ -520,6 +647,7 @@ main(int argc, char **argv)
 	for (int i = 0; i < nunits; i++) {
 		units[i].fsym = sym_exact(units[i].func);
 		units[i].per_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
+		units[i].slow_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
 		units[i].marker_segs = xcalloc(nsyms, sizeof(uint64_t));
 		if (units[i].fsym < 0)
 			fprintf(stderr, "tbprof: no symbol %s\n",
@@ -544,12 +672,17 @@ main(int argc, char **argv)
 		if (in_block) {
 			a = parse_addr(line, &ok);
 			if (ok) {
+				int kind = slow_kind(line);
+
 				if (cur == NULL) {
 					cur = block_find(a, 1);
 					cur->ninsn = 0;
 					cur->iret = 0;
+					memset(cur->slow, 0, sizeof(cur->slow));
 				}
 				cur->ninsn++;
+				if (kind >= 0)
+					cur->slow[kind]++;
 				if (strstr(line, "iret") != NULL)
 					cur->iret = 1;
 				continue;
