@@ -24,8 +24,17 @@
 uint32_t inet_csum_add(uint32_t sum, const void *data, size_t len);
 
 /* Folds the carries of a partial sum and complements it: the value to
- * store, in host order, in the checksum field. */
-uint16_t inet_csum_fold(uint32_t sum);
+ * store, in host order, in the checksum field.  Inline, as is the
+ * pseudo-header's sum: a few adds, on every packet, that cost less than
+ * the call did (docs/bench.md, session 10).  Two folds suffice for any
+ * 32-bit value (0xffffffff folds to 0x1fffe, that to 0xffff). */
+static inline uint16_t
+inet_csum_fold(uint32_t sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
 
 /* inet_csum_fold(inet_csum_add(0, data, len)). */
 uint16_t inet_csum(const void *data, size_t len);
@@ -33,8 +42,16 @@ uint16_t inet_csum(const void *data, size_t len);
 /* The partial sum of the IPv4 pseudo-header that UDP and TCP checksums
  * cover (RFC 768 "Fields"): source, destination, zero, protocol, and
  * the upper-layer length. */
-uint32_t inet_csum_pseudo(uint32_t src, uint32_t dst, uint8_t proto,
-                          uint16_t len);
+static inline uint32_t
+inet_csum_pseudo(uint32_t src, uint32_t dst, uint8_t proto, uint16_t len)
+{
+	/* Six 16-bit values: no carry out of 32 bits. */
+	uint32_t acc = (src >> 16) + (src & 0xffff) + (dst >> 16) +
+	               (dst & 0xffff) + proto + len;
+
+	acc = (acc & 0xffff) + (acc >> 16);
+	return (acc & 0xffff) + (acc >> 16);
+}
 
 /* Incremental update (RFC 1624, eqn. 3: HC' = ~(~HC + ~m + m')) of a
  * stored checksum when a 16-bit or 32-bit field of the covered data

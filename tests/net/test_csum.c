@@ -114,11 +114,11 @@ long_buffer_no_overflow(struct kt *t)
 	free(b);
 }
 
-/* Longer than one of sum_words' chunks (2^15 words): the partial sums
- * fold into the total at the boundary, on all-0xff and random data, for
- * lengths around it. */
+/* Long buffers, where a 32-bit partial sum would overflow (2^15 words
+ * of 16-bit halves, 2^16 of 16-bit words; sum_words keeps 64 bits), on
+ * all-0xff and random data, for lengths around those points. */
 static void
-crosses_the_chunk_boundary(struct kt *t)
+long_sums_do_not_overflow(struct kt *t)
 {
 	size_t n = 3 * 131072 + 7;
 	uint8_t *b = malloc(n);
@@ -233,7 +233,7 @@ static const struct kt_case cases[] = {
     KT_CASE(odd_lengths),
     KT_CASE(empty_and_zero),
     KT_CASE(long_buffer_no_overflow),
-    KT_CASE(crosses_the_chunk_boundary),
+    KT_CASE(long_sums_do_not_overflow),
     KT_CASE(partial_sums_chain),
     KT_CASE(pseudo_header),
     KT_CASE(incremental_update),

@@ -86,7 +86,6 @@ EXPORT_SYMBOL(tcp_unload_tw);
 EXPORT_SYMBOL(tcp_persist_isn);
 EXPORT_SYMBOL(tcp_persist_next_port);
 
-/* The checksum helpers the core inside tcp.ko links against. */
+/* The checksum helper the core inside tcp.ko links against (folding
+ * and the pseudo-header's sum are inline in inet_csum.h). */
 EXPORT_SYMBOL(inet_csum_add);
-EXPORT_SYMBOL(inet_csum_fold);
-EXPORT_SYMBOL(inet_csum_pseudo);
