@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "net/ipv4/net_drop.h"
+#include "net/ipv4/proto_lib.h"
 
 #define ETH_ALEN     6
 #define ETH_HLEN     14     /* dst + src + type */
@@ -41,18 +42,67 @@ extern const uint8_t ether_broadcast[ETH_ALEN];
 enum net_drop ether_parse(const uint8_t *frame, size_t len,
                           struct ether_frame *out);
 
+/*
+ * The helpers below are inline: every frame in or out asks them, and
+ * under TCG a call cost more than what they do (docs/bench.md, session
+ * 10).
+ */
+
 /* Writes the 14-byte header; returns ETH_HLEN or -ENOSPC. */
-int ether_build(uint8_t *buf, size_t cap, const uint8_t dst[ETH_ALEN],
-                const uint8_t src[ETH_ALEN], uint16_t type);
+static inline int
+ether_build(uint8_t *buf, size_t cap, const uint8_t dst[ETH_ALEN],
+            const uint8_t src[ETH_ALEN], uint16_t type)
+{
+	if (cap < ETH_HLEN)
+		return -ENOSPC;
+	memcpy(buf, dst, ETH_ALEN);
+	memcpy(buf + ETH_ALEN, src, ETH_ALEN);
+	put_be16(buf + 2 * ETH_ALEN, type);
+	return ETH_HLEN;
+}
 
 /* The group bit (I/G, first bit on the wire) is set: multicast or
  * broadcast. */
-bool ether_is_multicast(const uint8_t mac[ETH_ALEN]);
-bool ether_is_broadcast(const uint8_t mac[ETH_ALEN]);
-bool ether_is_zero(const uint8_t mac[ETH_ALEN]);
+static inline bool
+ether_is_multicast(const uint8_t mac[ETH_ALEN])
+{
+	return (mac[0] & 0x01) != 0;
+}
+
+/* Two addresses compared as a 32-bit and a 16-bit word, not memcmp. */
+static inline bool
+ether_equal(const uint8_t a[ETH_ALEN], const uint8_t b[ETH_ALEN])
+{
+	uint32_t a0, b0;
+	uint16_t a1, b1;
+
+	__builtin_memcpy(&a0, a, 4);
+	__builtin_memcpy(&b0, b, 4);
+	__builtin_memcpy(&a1, a + 4, 2);
+	__builtin_memcpy(&b1, b + 4, 2);
+	return ((a0 ^ b0) | (uint32_t)(a1 ^ b1)) == 0;
+}
+
+static inline bool
+ether_is_broadcast(const uint8_t mac[ETH_ALEN])
+{
+	return ether_equal(mac, ether_broadcast);
+}
+
+static inline bool
+ether_is_zero(const uint8_t mac[ETH_ALEN])
+{
+	static const uint8_t zero[ETH_ALEN];
+
+	return ether_equal(mac, zero);
+}
 
 /* Whether a station with address `ours` receives a frame sent to dst:
  * its own address or broadcast (no multicast groups are joined). */
-bool ether_is_for(const uint8_t dst[ETH_ALEN], const uint8_t ours[ETH_ALEN]);
+static inline bool
+ether_is_for(const uint8_t dst[ETH_ALEN], const uint8_t ours[ETH_ALEN])
+{
+	return ether_equal(dst, ours) || ether_is_broadcast(dst);
+}
 
 #endif /* NET_ETHER_HDR_H */

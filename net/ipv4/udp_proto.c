@@ -36,8 +36,9 @@ udp_parse(const uint8_t *p, size_t len, uint32_t src, uint32_t dst,
 
 /* The header, the payload (unless already in place) and, unless
  * partial, the checksum; partial leaves the pseudo-header's sum in the
- * field for a device to finish (udp_build_partial). */
-static int
+ * field for a device to finish (udp_build_partial).  In line in both:
+ * one call per datagram sent instead of two, and partial a constant. */
+static inline __attribute__((always_inline)) int
 build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst, uint16_t sport,
       uint16_t dport, const uint8_t *payload, size_t len, bool partial)
 {
