@@ -94,7 +94,8 @@ ipv4_parse(const uint8_t *p, size_t len, struct ipv4_info *out)
 		return NET_DROP_IP_TRUNCATED;
 	if (out->total_len < out->hdr_len || out->total_len > len)
 		return NET_DROP_IP_BAD_TOTAL_LEN;
-	if (inet_csum(p, out->hdr_len) != 0)
+	if ((out->hdr_len == IPV4_HLEN ? inet_csum20(p)
+	                               : inet_csum(p, out->hdr_len)) != 0)
 		return NET_DROP_IP_BAD_CHECKSUM;
 	if (out->frag & IPV4_FLAG_RESERVED)
 		return NET_DROP_IP_BAD_FLAGS;
@@ -130,6 +131,6 @@ ipv4_build(uint8_t *buf, size_t cap, const struct ipv4_info *h,
 	put_be16(buf + OFF_CSUM, 0);
 	put_be32(buf + OFF_SRC, h->src);
 	put_be32(buf + OFF_DST, h->dst);
-	put_be16(buf + OFF_CSUM, inet_csum(buf, IPV4_HLEN));
+	put_be16(buf + OFF_CSUM, inet_csum20(buf));
 	return IPV4_HLEN;
 }

@@ -803,10 +803,10 @@ csum_by_pairs(uint32_t sum, const uint8_t *p, size_t len)
 	return (uint32_t)acc;
 }
 
-/* The kernel's inet_csum_add and inet_csum (an add-with-carry chain on
- * i686, which the host tests of the C version do not run) against byte pairs: every
- * length to 200, every start alignment, partial sums in, on varied and
- * on all-0xff data (where the end-around carries pile up). */
+/* The kernel's inet_csum_add, inet_csum and inet_csum20, as the i686
+ * compiler built them, against byte pairs: every length to 200, every
+ * start alignment, partial sums in, on varied and on all-0xff data
+ * (where the end-around carries pile up). */
 static void
 csum_matches_byte_pairs(struct ktest *t)
 {
@@ -830,6 +830,10 @@ csum_matches_byte_pairs(struct ktest *t)
 				    (uint16_t)~csum_by_pairs(0, buf + off, len))
 					bad++;
 			}
+		for (size_t off = 0; off + 20 <= sizeof(buf); off++)
+			if (inet_csum20(buf + off) !=
+			    (uint16_t)~csum_by_pairs(0, buf + off, 20))
+				bad++;
 	}
 	KEXPECT_EQ(t, bad, 0);
 }

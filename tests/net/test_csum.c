@@ -140,6 +140,41 @@ long_sums_do_not_overflow(struct kt *t)
 	free(b);
 }
 
+/* inet_csum20, the IPv4 header's inline sum, is the byte-pair
+ * definition's complement: on all-0xff, words whose halves carry,
+ * all-zero,
+ * random headers at every start alignment, and a real header. */
+static void
+csum20_matches_byte_pairs(struct kt *t)
+{
+	static const uint8_t real[20] = {
+	    0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+	    0xb8, 0x61, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7};
+	uint8_t b[24];
+	uint32_t x = 777;
+
+	memset(b, 0xff, sizeof(b));
+	KT_EXPECT_EQ(t, inet_csum20(b), (uint16_t)~ref_sum(0, b, 20));
+	/* four 0xffffffff words and a 3: the 64-bit sum is 3 * 2^32 +
+	 * 0xffffffff, whose halves carry out when added */
+	memset(b, 0, sizeof(b));
+	memset(b, 0xff, 16);
+	b[16] = 3;
+	KT_EXPECT_EQ(t, inet_csum20(b), (uint16_t)~ref_sum(0, b, 20));
+	memset(b, 0, sizeof(b));
+	KT_EXPECT_EQ(t, inet_csum20(b), 0xffff);
+	KT_EXPECT_EQ(t, inet_csum20(real), 0); /* its checksum is right */
+	for (int round = 0; round < 1000; round++) {
+		for (size_t i = 0; i < sizeof(b); i++) {
+			x = x * 1103515245u + 12345u;
+			b[i] = (uint8_t)(x >> 16);
+		}
+		for (size_t off = 0; off < 4; off++)
+			KT_EXPECT_EQ(t, inet_csum20(b + off),
+			             (uint16_t)~ref_sum(0, b + off, 20));
+	}
+}
+
 /* Even-length pieces chain to the same sum as the whole. */
 static void
 partial_sums_chain(struct kt *t)
@@ -234,6 +269,7 @@ static const struct kt_case cases[] = {
     KT_CASE(empty_and_zero),
     KT_CASE(long_buffer_no_overflow),
     KT_CASE(long_sums_do_not_overflow),
+    KT_CASE(csum20_matches_byte_pairs),
     KT_CASE(partial_sums_chain),
     KT_CASE(pseudo_header),
     KT_CASE(incremental_update),
