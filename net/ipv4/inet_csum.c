@@ -43,7 +43,7 @@ ld32(const uint8_t *p)
  * same code runs in the host tests (tests/net) and in the guest (KTAP
  * inet.csum_matches_byte_pairs).
  */
-static uint64_t
+static inline __attribute__((always_inline)) uint64_t
 sum_words(const uint8_t *p, size_t words)
 {
 	uint64_t acc = 0;

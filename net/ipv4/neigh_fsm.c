@@ -206,17 +206,6 @@ neigh_output(struct neigh_entry *e, const struct neigh_params *p, uint64_t now,
 	}
 }
 
-bool
-neigh_output_only_xmits(const struct neigh_entry *e, uint64_t now)
-{
-	/* With no deadline due expire() runs nothing; then REACHABLE only
-	 * sets XMIT, and so does STALE once its probe is out. */
-	bool xmit = e->state == NEIGH_REACHABLE ||
-	            (e->state == NEIGH_STALE && e->probes != 0);
-
-	return xmit && e->timer != 0 && now < e->timer;
-}
-
 void
 neigh_input(struct neigh_entry *e, const struct neigh_params *p, uint64_t now,
             const uint8_t mac[ETH_ALEN], bool solicited,

@@ -122,7 +122,17 @@ void neigh_output(struct neigh_entry *e, const struct neigh_params *p,
  * e), given a consistent copy of e (the neighbour cache's lockless
  * output path); every other case takes the event.
  */
-bool neigh_output_only_xmits(const struct neigh_entry *e, uint64_t now);
+static inline bool
+neigh_output_only_xmits(const struct neigh_entry *e, uint64_t now)
+{
+	/* With no deadline due expire() runs nothing; then REACHABLE only
+	 * sets XMIT, and so does STALE once its probe is out.  Inline: it
+	 * is asked for nearly every packet sent. */
+	bool xmit = e->state == NEIGH_REACHABLE ||
+	            (e->state == NEIGH_STALE && e->probes != 0);
+
+	return xmit && e->timer != 0 && now < e->timer;
+}
 
 /* An ARP packet from e->ip says its MAC is mac; solicited when it is a
  * reply to us (op REPLY, target our address). */
