@@ -33,19 +33,15 @@ alloc_skb(unsigned size)
 EXPORT_SYMBOL(alloc_skb);
 
 void
-skb_set_dev(struct sk_buff *skb, struct net_device *dev)
+__skb_set_dev(struct sk_buff *skb, struct net_device *dev)
 {
-	/* The same device: the reference held is the one wanted (a
-	 * received frame sent back out costs no put and no hold). */
-	if (skb->dev == dev)
-		return;
 	if (skb->dev != NULL)
 		dev_put_track(skb->dev, &skb->dev_tracker);
 	skb->dev = dev;
 	if (dev != NULL)
 		dev_hold_track(dev, &skb->dev_tracker, "skb");
 }
-EXPORT_SYMBOL(skb_set_dev);
+EXPORT_SYMBOL(__skb_set_dev);
 
 struct sk_buff *
 netdev_alloc_skb(struct net_device *dev, unsigned size)

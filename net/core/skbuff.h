@@ -39,8 +39,17 @@ struct sk_buff *alloc_skb(unsigned size);
 /* alloc_skb that also holds dev (tracked as "skb"). */
 struct sk_buff *netdev_alloc_skb(struct net_device *dev, unsigned size);
 void kfree_skb(struct sk_buff *skb);
-/* Point skb at dev, holding a reference (dropping any previous one). */
-void skb_set_dev(struct sk_buff *skb, struct net_device *dev);
+/* Point skb at dev, holding a reference (dropping any previous one).
+ * The same device is the common case (a received frame sent back out:
+ * no put and no hold), checked in line; the rest is __skb_set_dev. */
+void __skb_set_dev(struct sk_buff *skb, struct net_device *dev);
+
+static inline void
+skb_set_dev(struct sk_buff *skb, struct net_device *dev)
+{
+	if (skb->dev != dev)
+		__skb_set_dev(skb, dev);
+}
 
 /* The panics of the inline helpers below, out of line: running past
  * either end of the buffer is a bug in the caller. */

@@ -120,7 +120,7 @@ struct dst_entry {
 	bool bcast;       /* nexthop is the limited or dev's subnet broadcast */
 	int oif;          /* the lookup key: 0 = any */
 	bool obsolete;    /* out of the cache: look again */
-	uint64_t lastuse; /* clock_stamp(); stored by lockless readers too */
+	uint64_t lastuse; /* now_ms_coarse(); stored by lockless readers too */
 };
 extern struct net_device *blackhole_dev;
 

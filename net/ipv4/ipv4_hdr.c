@@ -112,25 +112,3 @@ ipv4_parse(const uint8_t *p, size_t len, struct ipv4_info *out)
 	out->payload_len = out->total_len - out->hdr_len;
 	return NET_DROP_NONE;
 }
-
-int
-ipv4_build(uint8_t *buf, size_t cap, const struct ipv4_info *h,
-           size_t payload_len)
-{
-	if (cap < IPV4_HLEN)
-		return -ENOSPC;
-	if (payload_len > IPV4_MAX_LEN - IPV4_HLEN)
-		return -EINVAL;
-	buf[OFF_VER_IHL] = 4 << 4 | IPV4_HLEN / 4;
-	buf[OFF_TOS] = h->tos;
-	put_be16(buf + OFF_TOTLEN, (uint16_t)(IPV4_HLEN + payload_len));
-	put_be16(buf + OFF_ID, h->id);
-	put_be16(buf + OFF_FRAG, h->frag);
-	buf[OFF_TTL] = h->ttl;
-	buf[OFF_PROTO] = h->proto;
-	put_be16(buf + OFF_CSUM, 0);
-	put_be32(buf + OFF_SRC, h->src);
-	put_be32(buf + OFF_DST, h->dst);
-	put_be16(buf + OFF_CSUM, inet_csum20(buf));
-	return IPV4_HLEN;
-}

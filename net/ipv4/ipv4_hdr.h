@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net/ipv4/inet_csum.h"
 #include "net/ipv4/net_drop.h"
+#include "net/ipv4/proto_lib.h"
 
 #define IPV4_HLEN      20 /* header without options (IHL 5) */
 #define IPV4_MAX_LEN   65535
@@ -66,10 +68,32 @@ enum net_drop ipv4_parse(const uint8_t *p, size_t len, struct ipv4_info *out);
  * Writes a 20-byte header for a payload of payload_len bytes from the
  * tos, ttl, proto, id, frag, src, dst fields of h (the length fields
  * are computed) and fills in the checksum.  Returns IPV4_HLEN, -ENOSPC,
- * or -EINVAL (payload too large for the 16-bit total length).
+ * or -EINVAL (payload too large for the 16-bit total length).  Inline:
+ * every packet sent builds one, and its caller's h then never leaves
+ * registers and the stack frame it was built in (docs/bench.md, session
+ * 10).  Field offsets as in RFC 791 3.1.
  */
-int ipv4_build(uint8_t *buf, size_t cap, const struct ipv4_info *h,
-               size_t payload_len);
+static inline int
+ipv4_build(uint8_t *buf, size_t cap, const struct ipv4_info *h,
+           size_t payload_len)
+{
+	if (cap < IPV4_HLEN)
+		return -ENOSPC;
+	if (payload_len > IPV4_MAX_LEN - IPV4_HLEN)
+		return -EINVAL;
+	buf[0] = 4 << 4 | IPV4_HLEN / 4; /* version, IHL */
+	buf[1] = h->tos;
+	put_be16(buf + 2, (uint16_t)(IPV4_HLEN + payload_len));
+	put_be16(buf + 4, h->id);
+	put_be16(buf + 6, h->frag);
+	buf[8] = h->ttl;
+	buf[9] = h->proto;
+	put_be16(buf + 10, 0); /* the checksum covers itself as zero */
+	put_be32(buf + 12, h->src);
+	put_be32(buf + 16, h->dst);
+	put_be16(buf + 10, inet_csum20(buf));
+	return IPV4_HLEN;
+}
 
 bool ipv4_is_multicast(uint32_t a); /* 224.0.0.0/4 (RFC 1112) */
 bool ipv4_is_loopback(uint32_t a);  /* 127.0.0.0/8 */

@@ -232,7 +232,10 @@ dst_create(uint32_t daddr, int oif, const struct route *r)
  * route_lock, or in a read-side section (the entry stays in memory until
  * it ends, but may be flushed meanwhile).  lastuse may be stored by two
  * CPUs at once, and route_tick may read it half written: at worst an
- * entry in use is collected and made again. */
+ * entry in use is collected and made again.  It is the tick's clock
+ * (a load, where a TSC stamp was a helper call under TCG on every
+ * packet sent), stored only when it moved, so the entry's cache line
+ * is written once a millisecond at most, not per packet. */
 static struct dst_entry *
 dst_cache_find(uint32_t daddr, int oif)
 {
@@ -242,7 +245,10 @@ dst_cache_find(uint32_t daddr, int oif)
 	list_for_each_entry_rcu(d, &dst_cache, link)
 	{
 		if (d->daddr == daddr && d->oif == oif) {
-			d->lastuse = clock_stamp();
+			uint64_t now = now_ms_coarse();
+
+			if (d->lastuse != now)
+				d->lastuse = now;
 			return d;
 		}
 	}
@@ -282,7 +288,7 @@ ip_route_output(uint32_t daddr, int oif, struct dst_entry **out)
 	/* Cache it (one reference for the cache, one for the caller). */
 	f = spin_lock_irqsave(&route_lock);
 	fresh->refcnt = 2;
-	fresh->lastuse = clock_stamp();
+	fresh->lastuse = now_ms_coarse();
 	list_add_tail_rcu(&fresh->link, &dst_cache);
 	dst_cached++;
 	spin_unlock_irqrestore(&route_lock, f);
@@ -356,11 +362,14 @@ route_tick(void)
 {
 	struct dst_entry *d, *tmp;
 	LIST_HEAD(freeq);
+	uint64_t now = now_ms_coarse();
 	uint32_t f = spin_lock_irqsave(&route_lock);
 
 	list_for_each_entry_safe(d, tmp, &dst_cache, link) {
-		if (d->refcnt != 1 ||
-		    clock_stamp_age_ms(d->lastuse) < DST_GC_MS)
+		/* a reader may have stored a later tick than now */
+		uint64_t last = d->lastuse;
+
+		if (d->refcnt != 1 || last > now || now - last < DST_GC_MS)
 			continue;
 		list_del_rcu(&d->link);
 		dst_cached--;
