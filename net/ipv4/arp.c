@@ -213,7 +213,7 @@ neigh_apply(struct neighbour *n, const struct neigh_action *act,
 }
 
 /* Under neigh_lock, or in a read-side section (arp_output_fast). */
-static struct neighbour *
+static inline struct neighbour *
 neigh_find(int ifindex, uint32_t ip)
 {
 	struct neighbour *n;

@@ -47,11 +47,17 @@ static inline uint16_t
 inet_csum20(const void *hdr)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint32_t w[5], lo, s;
+	const uint8_t *p = hdr;
+	uint32_t w0, w1, w2, w3, w4, lo, s;
 	uint64_t acc;
 
-	__builtin_memcpy(w, hdr, sizeof(w));
-	acc = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	/* word by word: a copy of all five went through the stack */
+	__builtin_memcpy(&w0, p, 4);
+	__builtin_memcpy(&w1, p + 4, 4);
+	__builtin_memcpy(&w2, p + 8, 4);
+	__builtin_memcpy(&w3, p + 12, 4);
+	__builtin_memcpy(&w4, p + 16, 4);
+	acc = (uint64_t)w0 + w1 + w2 + w3 + w4;
 	lo = (uint32_t)acc;
 	s = lo + (uint32_t)(acc >> 32);
 	s += s < lo; /* end-around carry */

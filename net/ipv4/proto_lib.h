@@ -44,20 +44,33 @@ get_be32(const uint8_t *p)
 	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
+/* One swap and one store on a little-endian CPU, where byte by byte took
+ * four stores and three shifts for every address in every header built
+ * (GCC does not merge them on i686). */
 static inline void
 put_be16(uint8_t *p, uint16_t v)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap16(v);
+	__builtin_memcpy(p, &v, 2);
+#else
 	p[0] = (uint8_t)(v >> 8);
 	p[1] = (uint8_t)v;
+#endif
 }
 
 static inline void
 put_be32(uint8_t *p, uint32_t v)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap32(v);
+	__builtin_memcpy(p, &v, 4);
+#else
 	p[0] = (uint8_t)(v >> 24);
 	p[1] = (uint8_t)(v >> 16);
 	p[2] = (uint8_t)(v >> 8);
 	p[3] = (uint8_t)v;
+#endif
 }
 
 /* IPv4 address literal in host order: IP4(10, 0, 2, 15). */

@@ -236,7 +236,7 @@ dst_create(uint32_t daddr, int oif, const struct route *r)
  * (a load, where a TSC stamp was a helper call under TCG on every
  * packet sent), stored only when it moved, so the entry's cache line
  * is written once a millisecond at most, not per packet. */
-static struct dst_entry *
+static inline struct dst_entry *
 dst_cache_find(uint32_t daddr, int oif)
 {
 	struct dst_entry *d;

@@ -192,7 +192,7 @@ udp_bind(struct socket *sk, const struct sockaddr_in4 *a)
 	return r;
 }
 
-static int
+static inline int
 autobind(struct socket *sk)
 {
 	struct udp_sock *u = sk->proto_data;
@@ -245,8 +245,9 @@ udp_dest(struct socket *sk, const struct sockaddr_in4 *to,
 }
 
 /* Send the payload at skb->data, with UDP_HLEN + IPV4_HLEN + ETH_HLEN of
- * headroom and the tailroom to pad a short frame; skb is consumed. */
-static int
+ * headroom and the tailroom to pad a short frame; skb is consumed.  In
+ * line in both senders: one call fewer per datagram. */
+static inline __attribute__((always_inline)) int
 udp_output(struct socket *sk, struct sk_buff *skb,
            const struct sockaddr_in4 *dest)
 {
