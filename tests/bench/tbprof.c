@@ -396,6 +396,27 @@ slow_sym_per_unit(const struct unit *u, size_t s)
 	       (double)u->count;
 }
 
+/* Every symbol's a - b by per(), largest first, the top ones down to
+ * min: "PREFIX   SYMBOL  DIFF  (A / B)", width and decimals given. */
+static void
+print_diffs(double (*rows)[2], const struct unit *a, const struct unit *b,
+            double (*per)(const struct unit *, size_t), double min, int top,
+            const char *prefix, int width, int prec)
+{
+	for (size_t s = 0; s <= nsyms; s++) {
+		rows[s][0] = per(a, s) - per(b, s);
+		rows[s][1] = (double)s;
+	}
+	qsort(rows, nsyms + 1, sizeof(*rows), by_desc);
+	for (int k = 0; k < top && rows[k][0] >= min; k++) {
+		size_t s = (size_t)rows[k][1];
+
+		printf("%s   %-28s %*.*f  (%.*f / %.*f)\n", prefix, sym_name(s),
+		       width, prec, rows[k][0], prec, per(a, s), prec,
+		       per(b, s));
+	}
+}
+
 static void
 report(int top)
 {
@@ -431,17 +452,7 @@ report(int top)
 		printf("tbprof: diff: instructions per unit, %s - %s, "
 		       "largest first:\n",
 		       a->name, b->name);
-		for (size_t s = 0; s <= nsyms; s++) {
-			rows[s][0] = per_unit(a, s) - per_unit(b, s);
-			rows[s][1] = (double)s;
-		}
-		qsort(rows, nsyms + 1, sizeof(*rows), by_desc);
-		for (int k = 0; k < top && rows[k][0] >= 1; k++) {
-			size_t s = (size_t)rows[k][1];
-			printf("tbprof:   %-28s %8.0f  (%.0f / %.0f)\n",
-			       sym_name(s), rows[k][0], per_unit(a, s),
-			       per_unit(b, s));
-		}
+		print_diffs(rows, a, b, per_unit, 1, top, "tbprof:", 8, 0);
 		printf("tbprof: per-unit: %s %.0f, %s %.0f, %s/%s %.2f\n",
 		       a->name, ta, b->name, tb, a->name, b->name, ta / tb);
 		printf("tbprof: slow: instructions run out of line per unit, "
@@ -451,18 +462,8 @@ report(int top)
 			printf("%s %s %.1f / %.1f", k ? "," : "", slow_names[k],
 			       slow_per_unit(a, k), slow_per_unit(b, k));
 		printf("\n");
-		for (size_t s = 0; s <= nsyms; s++) {
-			rows[s][0] =
-			    slow_sym_per_unit(a, s) - slow_sym_per_unit(b, s);
-			rows[s][1] = (double)s;
-		}
-		qsort(rows, nsyms + 1, sizeof(*rows), by_desc);
-		for (int k = 0; k < top && rows[k][0] >= 0.05; k++) {
-			size_t s = (size_t)rows[k][1];
-			printf("tbprof: slow:   %-28s %6.1f  (%.1f / %.1f)\n",
-			       sym_name(s), rows[k][0], slow_sym_per_unit(a, s),
-			       slow_sym_per_unit(b, s));
-		}
+		print_diffs(rows, a, b, slow_sym_per_unit, 0.05, top,
+		            "tbprof: slow:", 6, 1);
 	}
 	free(rows);
 }
