@@ -69,9 +69,9 @@ enum net_drop ipv4_parse(const uint8_t *p, size_t len, struct ipv4_info *out);
  * tos, ttl, proto, id, frag, src, dst fields of h (the length fields
  * are computed) and fills in the checksum.  Returns IPV4_HLEN, -ENOSPC,
  * or -EINVAL (payload too large for the 16-bit total length).  Inline:
- * every packet sent builds one, and its caller's h then never leaves
- * registers and the stack frame it was built in (docs/bench.md, session
- * 10).  Field offsets as in RFC 791 3.1.
+ * every packet sent builds one, and its caller's h need not be written
+ * out for a call (docs/bench.md, session 10).  Field offsets as in RFC
+ * 791 3.1.
  */
 static inline int
 ipv4_build(uint8_t *buf, size_t cap, const struct ipv4_info *h,
