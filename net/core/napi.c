@@ -33,7 +33,11 @@ static LIST_HEAD(poll_list);
 static DEFINE_WAITQ(napi_wq);
 static struct thread *net_rx_thread;
 
-static int net_busy_poll_us = 200;
+/* 50, not session 9's 200: side by side in session 10 (docs/bench.md),
+ * 200 let a spinning vCPU take a host core from QEMU's main loop often
+ * enough to cost virtio-net host -> guest rounds 15-25%; 50 kept the
+ * e1000 figure. */
+static int net_busy_poll_us = 50;
 BOOTPARAM_INT(net_busy_poll_us, net_busy_poll_us, 0, 10000,
               "us a wait for the receive path (tcp.ko's) spins off "
               "net_rx's CPU before it sleeps (0: never)",
