@@ -5,23 +5,6 @@
 #include "net/ipv4/inet_csum.h"
 #include "net/ipv4/proto_lib.h"
 
-/*
- * Folds carries until the sum fits 16 bits (RFC 1071 section 2 (1)), in
- * a fixed number of 32-bit steps: the two halves are added with their
- * end-around carry, then two 16-bit folds always suffice (0xffffffff
- * folds to 0x1fffe, that to 0xffff).  A loop on the 64-bit value took
- * several double-word shifts per round on i686, on every packet.
- */
-static uint32_t
-fold16(uint64_t sum)
-{
-	uint32_t lo = (uint32_t)sum, s = lo + (uint32_t)(sum >> 32);
-
-	s += s < lo;
-	s = (s & 0xffff) + (s >> 16);
-	return (s & 0xffff) + (s >> 16);
-}
-
 static uint32_t
 ld32(const uint8_t *p)
 {
@@ -80,22 +63,13 @@ add_around(uint32_t a, uint32_t b)
 	return a + (a < b);
 }
 
-/* A 32-bit one's complement sum folded to 16 bits: two steps suffice
- * (0xffffffff folds to 0x1fffe, that to 0xffff). */
-static inline uint32_t
-fold32(uint32_t s)
-{
-	s = (s & 0xffff) + (s >> 16);
-	return (s & 0xffff) + (s >> 16);
-}
-
 uint32_t
 inet_csum_add(uint32_t sum, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint32_t s = fold16(sum_words(p, len / 4)), le;
+	uint32_t s = inet_csum_fold16(sum_words(p, len / 4)), le;
 
 	/* All in 32 bits from here: every step adds less than 2^17. */
 	p += len & ~(size_t)3;
@@ -105,8 +79,8 @@ inet_csum_add(uint32_t sum, const void *data, size_t len)
 	}
 	if (len & 1)
 		s += p[0];
-	le = fold32(s);
-	return fold32(add_around(sum, (le & 0xff) << 8 | le >> 8));
+	le = inet_csum_fold16(s);
+	return inet_csum_fold16(add_around(sum, __builtin_bswap16(le)));
 #else
 	uint64_t acc = sum;
 
@@ -114,7 +88,7 @@ inet_csum_add(uint32_t sum, const void *data, size_t len)
 		acc += get_be16(p);
 	if (len == 1)
 		acc += (uint32_t)p[0] << 8;
-	return fold16(acc);
+	return inet_csum_fold16(acc);
 #endif
 }
 
@@ -129,9 +103,9 @@ inet_csum(const void *data, size_t len)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if ((len & 3) == 0) {
-		uint32_t le = fold16(sum_words(data, len / 4));
+		uint16_t le = inet_csum_fold16(sum_words(data, len / 4));
 
-		return (uint16_t) ~((le & 0xff) << 8 | le >> 8);
+		return (uint16_t)~__builtin_bswap16(le);
 	}
 #endif
 	return inet_csum_fold(inet_csum_add(0, data, len));
@@ -144,7 +118,7 @@ inet_csum_update16(uint16_t csum, uint16_t old, uint16_t new_)
 
 	acc += (uint16_t)~old;
 	acc += new_;
-	return (uint16_t)~fold16(acc);
+	return (uint16_t)~inet_csum_fold16(acc);
 }
 
 uint16_t
