@@ -34,17 +34,24 @@ struct ether_frame {
 extern const uint8_t ether_broadcast[ETH_ALEN];
 
 /*
+ * The helpers here are inline: every frame in or out asks them, and
+ * under TCG a call cost more than what they do (docs/bench.md, session
+ * 10); ether_parse's copy into out then mostly stays in registers.
+ */
+
+/* The group bit (I/G, first bit on the wire) is set: multicast or
+ * broadcast. */
+static inline bool
+ether_is_multicast(const uint8_t mac[ETH_ALEN])
+{
+	return (mac[0] & 0x01) != 0;
+}
+
+/*
  * Accepts a frame of at least ETH_HLEN bytes whose type field is an
  * EtherType (>= 0x0600) and whose source address is a unicast address.
  * Drops: ETH_TRUNCATED, ETH_8023, ETH_BAD_SRC.  Whether the destination
  * is ours is the stack's question (ether_is_for()).
- */
-static inline bool ether_is_multicast(const uint8_t mac[ETH_ALEN]);
-
-/*
- * This and the helpers below are inline: every frame in or out asks
- * them, and under TCG a call cost more than what they do (docs/bench.md,
- * session 10); the copy into out then mostly stays in registers.
  */
 static inline enum net_drop
 ether_parse(const uint8_t *frame, size_t len, struct ether_frame *out)
@@ -75,14 +82,6 @@ ether_build(uint8_t *buf, size_t cap, const uint8_t dst[ETH_ALEN],
 	memcpy(buf + ETH_ALEN, src, ETH_ALEN);
 	put_be16(buf + 2 * ETH_ALEN, type);
 	return ETH_HLEN;
-}
-
-/* The group bit (I/G, first bit on the wire) is set: multicast or
- * broadcast. */
-static inline bool
-ether_is_multicast(const uint8_t mac[ETH_ALEN])
-{
-	return (mac[0] & 0x01) != 0;
 }
 
 /* Two addresses compared as a 32-bit and a 16-bit word, not memcmp. */

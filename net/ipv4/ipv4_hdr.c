@@ -7,20 +7,6 @@
 #include "net/ipv4/inet_csum.h"
 #include "net/ipv4/proto_lib.h"
 
-/* RFC 791 3.1 field offsets. */
-enum {
-	OFF_VER_IHL = 0,
-	OFF_TOS = 1,
-	OFF_TOTLEN = 2,
-	OFF_ID = 4,
-	OFF_FRAG = 6,
-	OFF_TTL = 8,
-	OFF_PROTO = 9,
-	OFF_CSUM = 10,
-	OFF_SRC = 12,
-	OFF_DST = 16,
-};
-
 bool
 ipv4_is_multicast(uint32_t a)
 {
@@ -63,15 +49,15 @@ ipv4_mask_len(uint32_t mask)
 static void
 read_fixed(const uint8_t *p, struct ipv4_info *out)
 {
-	out->hdr_len = (size_t)(p[OFF_VER_IHL] & 0x0f) * 4;
-	out->tos = p[OFF_TOS];
-	out->total_len = get_be16(p + OFF_TOTLEN);
-	out->id = get_be16(p + OFF_ID);
-	out->frag = get_be16(p + OFF_FRAG);
-	out->ttl = p[OFF_TTL];
-	out->proto = p[OFF_PROTO];
-	out->src = get_be32(p + OFF_SRC);
-	out->dst = get_be32(p + OFF_DST);
+	out->hdr_len = (size_t)(p[IPV4_OFF_VER_IHL] & 0x0f) * 4;
+	out->tos = p[IPV4_OFF_TOS];
+	out->total_len = get_be16(p + IPV4_OFF_TOTLEN);
+	out->id = get_be16(p + IPV4_OFF_ID);
+	out->frag = get_be16(p + IPV4_OFF_FRAG);
+	out->ttl = p[IPV4_OFF_TTL];
+	out->proto = p[IPV4_OFF_PROTO];
+	out->src = get_be32(p + IPV4_OFF_SRC);
+	out->dst = get_be32(p + IPV4_OFF_DST);
 }
 
 enum net_drop
@@ -86,7 +72,7 @@ ipv4_parse(const uint8_t *p, size_t len, struct ipv4_info *out)
 	read_fixed(p, out);
 	out->payload = NULL;
 	out->payload_len = 0;
-	if ((p[OFF_VER_IHL] >> 4) != 4)
+	if ((p[IPV4_OFF_VER_IHL] >> 4) != 4)
 		return NET_DROP_IP_BAD_VERSION;
 	if (out->hdr_len < IPV4_HLEN)
 		return NET_DROP_IP_BAD_IHL;

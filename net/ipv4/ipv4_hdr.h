@@ -20,6 +20,21 @@
 #define IPV4_DEF_TTL   64          /* RFC 1700 "IP TTL" recommendation */
 #define IPV4_BROADCAST 0xffffffffu /* limited broadcast (RFC 919) */
 
+/* RFC 791 3.1 field offsets: ipv4_parse reads and ipv4_build writes by
+ * these. */
+enum {
+	IPV4_OFF_VER_IHL = 0,
+	IPV4_OFF_TOS = 1,
+	IPV4_OFF_TOTLEN = 2,
+	IPV4_OFF_ID = 4,
+	IPV4_OFF_FRAG = 6,
+	IPV4_OFF_TTL = 8,
+	IPV4_OFF_PROTO = 9,
+	IPV4_OFF_CSUM = 10,
+	IPV4_OFF_SRC = 12,
+	IPV4_OFF_DST = 16,
+};
+
 /* RFC 791 3.1 "Flags" and "Fragment Offset" in the 16-bit word. */
 #define IPV4_FLAG_RESERVED 0x8000 /* bit 0: must be zero */
 #define IPV4_FLAG_DF       0x4000 /* bit 1: don't fragment */
@@ -70,8 +85,7 @@ enum net_drop ipv4_parse(const uint8_t *p, size_t len, struct ipv4_info *out);
  * are computed) and fills in the checksum.  Returns IPV4_HLEN, -ENOSPC,
  * or -EINVAL (payload too large for the 16-bit total length).  Inline:
  * every packet sent builds one, and its caller's h need not be written
- * out for a call (docs/bench.md, session 10).  Field offsets as in RFC
- * 791 3.1.
+ * out for a call (docs/bench.md, session 10).
  */
 static inline int
 ipv4_build(uint8_t *buf, size_t cap, const struct ipv4_info *h,
@@ -81,17 +95,18 @@ ipv4_build(uint8_t *buf, size_t cap, const struct ipv4_info *h,
 		return -ENOSPC;
 	if (payload_len > IPV4_MAX_LEN - IPV4_HLEN)
 		return -EINVAL;
-	buf[0] = 4 << 4 | IPV4_HLEN / 4; /* version, IHL */
-	buf[1] = h->tos;
-	put_be16(buf + 2, (uint16_t)(IPV4_HLEN + payload_len));
-	put_be16(buf + 4, h->id);
-	put_be16(buf + 6, h->frag);
-	buf[8] = h->ttl;
-	buf[9] = h->proto;
-	put_be16(buf + 10, 0); /* the checksum covers itself as zero */
-	put_be32(buf + 12, h->src);
-	put_be32(buf + 16, h->dst);
-	put_be16(buf + 10, inet_csum20(buf));
+	buf[IPV4_OFF_VER_IHL] = 4 << 4 | IPV4_HLEN / 4;
+	buf[IPV4_OFF_TOS] = h->tos;
+	put_be16(buf + IPV4_OFF_TOTLEN, (uint16_t)(IPV4_HLEN + payload_len));
+	put_be16(buf + IPV4_OFF_ID, h->id);
+	put_be16(buf + IPV4_OFF_FRAG, h->frag);
+	buf[IPV4_OFF_TTL] = h->ttl;
+	buf[IPV4_OFF_PROTO] = h->proto;
+	/* the checksum covers itself as zero */
+	put_be16(buf + IPV4_OFF_CSUM, 0);
+	put_be32(buf + IPV4_OFF_SRC, h->src);
+	put_be32(buf + IPV4_OFF_DST, h->dst);
+	put_be16(buf + IPV4_OFF_CSUM, inet_csum20(buf));
 	return IPV4_HLEN;
 }
 
