@@ -380,7 +380,8 @@ static struct insns {
 	int nfn;
 	char fn[INSNS_TOP][48];
 	double diff[INSNS_TOP], in_echo[INSNS_TOP], in_bounce[INSNS_TOP];
-	char slow[160]; /* "atomic A / B, irq-flags ..." (tbprof: slow:) */
+	char slow[160];   /* "atomic A / B, irq-flags ..." (tbprof: slow:) */
+	char blocks[160]; /* "A / B, ending in ..." (tbprof: blocks:) */
 } insns[2];
 static int ninsns;
 
@@ -420,6 +421,10 @@ on_insns(struct line *l, const char *file, void *ctx)
 	} else if (strcmp(l->tok[3], "slow:") == 0 &&
 	           strstr(l->text, "echo / bounce: ") != NULL) {
 		snprintf(n->slow, sizeof(n->slow), "%s",
+		         strstr(l->text, "echo / bounce: ") + 15);
+	} else if (strcmp(l->tok[3], "blocks:") == 0 &&
+	           strstr(l->text, "echo / bounce: ") != NULL) {
+		snprintf(n->blocks, sizeof(n->blocks), "%s",
 		         strstr(l->text, "echo / bounce: ") + 15);
 	} else if (n->in_diff && l->ntok >= 8 && l->tok[5][0] == '(' &&
 	           n->nfn < INSNS_TOP) {
@@ -837,6 +842,12 @@ report(FILE *f)
 				    "helper call, or the end of a block), per "
 				    "echo, stack / bounce: %s\n",
 				    insns[i].slow);
+			if (insns[i].blocks[0] != '\0')
+				fprintf(
+				    f,
+				    "\nTranslated blocks executed per echo, "
+				    "stack / bounce: %s\n",
+				    insns[i].blocks);
 		}
 	}
 	if (udp_costs[0] != '\0')

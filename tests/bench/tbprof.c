@@ -46,7 +46,10 @@
  * (pushf, popf, cli, sti: spin_lock_irqsave and its unlock), rdtsc, and
  * port I/O.  Those are counted apart, per unit and per function
  * ("tbprof: slow:"), since a few of them can cost more than a hundred
- * plain instructions.
+ * plain instructions.  So is the number of blocks executed per unit,
+ * and of those ending in a return or an indirect call or jump
+ * ("tbprof: blocks:"): TCG chains a block to the next one when the
+ * target is known, but looks an indirect target up at run time.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -68,13 +71,17 @@ struct sym {
 
 /* The instructions TCG runs out of line, by kind. */
 enum slow { SLOW_ATOMIC, SLOW_IRQFLAGS, SLOW_TSC, SLOW_PIO, NSLOW };
+/* Counted with them, after them: blocks executed, and those that end in
+ * a return or an indirect call or jump, which TCG cannot chain to the
+ * next block: each looks its target up in a hash table. */
+enum { COUNT_BLOCKS = NSLOW, COUNT_INDIRECT, NCOUNT };
 static const char *const slow_names[NSLOW] = {"atomic", "irq-flags", "rdtsc",
                                               "port-io"};
 
 struct unit {
 	const char *name, *func;
 	int fsym; /* index of func in syms, or -1 */
-	uint64_t count, insns, timer, slow[NSLOW];
+	uint64_t count, insns, timer, slow[NCOUNT];
 	int segs;
 	uint64_t *per_sym;     /* instructions per symbol, over its segments */
 	uint64_t *slow_sym;    /* slow instructions per symbol, likewise */
@@ -87,7 +94,7 @@ static uint64_t min_count = 10;
  * take out of the unit segments it starts (bench-boot types `cpus`
  * around every phase; its work is not the unit's). */
 struct baseline {
-	uint64_t segs, insns, slow[NSLOW], *per_sym, *slow_sym;
+	uint64_t segs, insns, slow[NCOUNT], *per_sym, *slow_sym;
 };
 static struct baseline *baselines; /* by marker symbol */
 
@@ -101,7 +108,7 @@ static uint64_t seg_timer;
 struct block {
 	uint32_t addr;
 	uint32_t ninsn;
-	uint16_t slow[NSLOW];
+	uint16_t slow[NCOUNT]; /* COUNT_BLOCKS is 1 */
 	uint64_t execs; /* in the current segment, outside timer interrupts */
 	int used;
 	int iret; /* ends with an iret: leaves an interrupt */
@@ -227,7 +234,7 @@ block_find(uint32_t addr, int create)
 
 static struct unit units[MAX_UNITS];
 static int nunits;
-static uint64_t seg_insns, seg_slow[NSLOW];
+static uint64_t seg_insns, seg_slow[NCOUNT];
 static int seg_marker = -1, nsegs;
 
 /* Close the segment: find its unit, add its blocks to it, reset. */
@@ -271,7 +278,7 @@ end_segment(void)
 		}
 		bl->segs++;
 		bl->insns += seg_insns;
-		for (int k = 0; k < NSLOW; k++)
+		for (int k = 0; k < NCOUNT; k++)
 			bl->slow[k] += seg_slow[k];
 		into = bl->per_sym;
 		into_slow = bl->slow_sym;
@@ -281,7 +288,7 @@ end_segment(void)
 		u->insns += seg_insns;
 		u->timer += seg_timer;
 		u->segs++;
-		for (int k = 0; k < NSLOW; k++)
+		for (int k = 0; k < NCOUNT; k++)
 			u->slow[k] += seg_slow[k];
 		if (seg_marker >= 0)
 			u->marker_segs[seg_marker]++;
@@ -464,6 +471,13 @@ report(int top)
 		printf("\n");
 		print_diffs(rows, a, b, slow_sym_per_unit, 0.05, top,
 		            "tbprof: slow:", 6, 1);
+		printf("tbprof: blocks: executed per unit, %s / %s: %.1f / "
+		       "%.1f, ending in an indirect jump (ret, call *, jmp *) "
+		       "%.1f / %.1f\n",
+		       a->name, b->name, slow_per_unit(a, COUNT_BLOCKS),
+		       slow_per_unit(b, COUNT_BLOCKS),
+		       slow_per_unit(a, COUNT_INDIRECT),
+		       slow_per_unit(b, COUNT_INDIRECT));
 	}
 	free(rows);
 }
@@ -491,14 +505,15 @@ account(struct block *b)
 	} else {
 		b->execs++;
 		seg_insns += b->ninsn;
-		for (int k = 0; k < NSLOW; k++)
+		for (int k = 0; k < NCOUNT; k++)
 			seg_slow[k] += b->slow[k];
 	}
 	if (b->iret && depth > 0)
 		depth--;
 }
 
-/* The kind of slow instruction an in_asm line holds, or -1.  The line is
+/* The kind of slow instruction an in_asm line holds, COUNT_INDIRECT for
+ * a return or an indirect call or jump, or -1.  The line is
  * "0xADDR:  BYTES  MNEMONIC OPERANDS"; the mnemonic follows the bytes
  * (pairs of hex digits). */
 static int
@@ -533,6 +548,16 @@ slow_kind(const char *line)
 	    ((n == 4 || n == 5) && strncmp(p, "out", 3) == 0 &&
 	     strchr("bwl", p[3]) != NULL))
 		return SLOW_PIO;
+	if ((n == 3 || n == 4) && strncmp(p, "ret", 3) == 0)
+		return COUNT_INDIRECT;
+	if (((n == 4 || n == 5) && strncmp(p, "call", 4) == 0) ||
+	    ((n == 3 || n == 4) && strncmp(p, "jmp", 3) == 0)) {
+		p += n;
+		while (*p == ' ')
+			p++;
+		if (*p == '*')
+			return COUNT_INDIRECT;
+	}
 	return -1;
 }
 
@@ -680,6 +705,7 @@ main(int argc, char **argv)
 					cur->ninsn = 0;
 					cur->iret = 0;
 					memset(cur->slow, 0, sizeof(cur->slow));
+					cur->slow[COUNT_BLOCKS] = 1;
 				}
 				cur->ninsn++;
 				if (kind >= 0)
