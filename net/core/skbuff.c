@@ -24,6 +24,7 @@ alloc_skb(unsigned size)
 	skb->dev_tracker.link.next = NULL;
 	skb->protocol = 0;
 	skb->csum_partial = false;
+	skb->csum_rx_len = 0;
 	skb->size = SKB_HEADROOM + size;
 	skb->head = skb->buf;
 	skb->data = skb->buf + SKB_HEADROOM;

@@ -30,6 +30,15 @@ struct sk_buff {
 	 * the pseudo-header's sum until then. */
 	bool csum_partial;
 	uint16_t csum_start, csum_offset;
+	/* A received payload's one's complement sum, left by the protocol
+	 * that verified it, so that sending the same bytes back (an echo
+	 * from a receive handler) need not sum them again: it covers
+	 * csum_rx_len bytes from head + csum_rx_start, and counts only
+	 * while data and len are exactly those (skb_csum_rx_covers).
+	 * Whoever writes to those bytes in place calls skb_csum_rx_forget
+	 * first.  csum_rx_len 0: none. */
+	uint32_t csum_rx;
+	uint16_t csum_rx_start, csum_rx_len;
 	uint8_t *head, *data;
 	uint8_t buf[];
 };
@@ -65,6 +74,21 @@ static inline unsigned
 skb_tailroom(const struct sk_buff *skb)
 {
 	return (unsigned)(skb->head + skb->size - (skb->data + skb->len));
+}
+
+/* The bytes at data, len of them, are those csum_rx was summed over. */
+static inline bool
+skb_csum_rx_covers(const struct sk_buff *skb)
+{
+	return skb->csum_rx_len != 0 && skb->csum_rx_len == skb->len &&
+	       skb->csum_rx_start == (unsigned)(skb->data - skb->head);
+}
+
+/* Before changing the received bytes in place: their sum is stale. */
+static inline void
+skb_csum_rx_forget(struct sk_buff *skb)
+{
+	skb->csum_rx_len = 0;
 }
 
 /* Grow at the tail. */

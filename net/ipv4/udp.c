@@ -253,6 +253,7 @@ udp_output(struct socket *sk, struct sk_buff *skb,
 {
 	struct ip_nexthop nh;
 	unsigned len = skb->len;
+	bool presummed = skb_csum_rx_covers(skb);
 	uint32_t src;
 	int r;
 
@@ -271,9 +272,18 @@ udp_output(struct socket *sk, struct sk_buff *skb,
 	skb->csum_partial = (nh.dev->features & NETIF_F_L4_CSUM) != 0;
 	skb->csum_start = (uint16_t)(skb->data - skb->head);
 	skb->csum_offset = 6;
-	(skb->csum_partial ? udp_build_partial : udp_build)(
-	    skb->data, skb->len, src, dest->addr, sk->local.port, dest->port,
-	    skb->data + UDP_HLEN, len);
+	if (skb->csum_partial)
+		udp_build_partial(skb->data, skb->len, src, dest->addr,
+		                  sk->local.port, dest->port,
+		                  skb->data + UDP_HLEN, len);
+	else if (presummed) /* received bytes, their sum kept (run_handler) */
+		udp_build_presummed(skb->data, skb->len, src, dest->addr,
+		                    sk->local.port, dest->port, len,
+		                    skb->csum_rx);
+	else
+		udp_build(skb->data, skb->len, src, dest->addr, sk->local.port,
+		          dest->port, skb->data + UDP_HLEN, len);
+	skb_csum_rx_forget(skb);
 	INET_INC(udp_out);
 	r = ip_send_nexthop(skb, &nh, src, dest->addr, IP_PROTO_UDP);
 	return r < 0 ? r : (int)len;
@@ -436,6 +446,12 @@ run_handler(struct socket *sk, struct sk_buff *skb, const struct udp_dgram *d,
 
 	ASSERT(!spin_held(&udp_lock)); /* the handler may send */
 	skb_pull(skb, UDP_HLEN);
+	if (d->csum_present && d->payload_len <= UINT16_MAX) {
+		/* for a reply of the same bytes (udp_output) */
+		skb->csum_rx = d->payload_sum;
+		skb->csum_rx_start = (uint16_t)(skb->data - skb->head);
+		skb->csum_rx_len = (uint16_t)d->payload_len;
+	}
 	u->handler(sk, skb, &from, u->handler_arg);
 	/* The last touch of u: it may be freed from here on.  Only while a
 	 * release waits is there a wakeup (and its lock). */

@@ -11,6 +11,7 @@ udp_parse(const uint8_t *p, size_t len, uint32_t src, uint32_t dst,
           struct udp_dgram *out)
 {
 	size_t ulen;
+	uint16_t csum;
 	uint32_t sum;
 
 	memset(out, 0, sizeof(*out));
@@ -19,12 +20,19 @@ udp_parse(const uint8_t *p, size_t len, uint32_t src, uint32_t dst,
 	out->sport = get_be16(p);
 	out->dport = get_be16(p + 2);
 	ulen = get_be16(p + 4);
-	out->csum_present = get_be16(p + 6) != 0;
+	csum = get_be16(p + 6);
+	out->csum_present = csum != 0;
 	if (ulen < UDP_HLEN || ulen > len)
 		return NET_DROP_UDP_BAD_LEN;
 	if (out->csum_present) {
-		sum = inet_csum_pseudo(src, dst, IP_PROTO_UDP, (uint16_t)ulen);
-		if (inet_csum_fold(inet_csum_add(sum, p, ulen)) != 0)
+		/* The header's four words as read, the payload apart (it
+		 * starts at an even offset: the pairing holds). */
+		out->payload_sum =
+		    inet_csum_add(0, p + UDP_HLEN, ulen - UDP_HLEN);
+		sum = inet_csum_pseudo(src, dst, IP_PROTO_UDP, (uint16_t)ulen) +
+		      out->sport + out->dport + (uint32_t)ulen + csum +
+		      out->payload_sum;
+		if (inet_csum_fold(sum) != 0)
 			return NET_DROP_UDP_BAD_CHECKSUM;
 	}
 	if (out->dport == 0)
@@ -34,13 +42,18 @@ udp_parse(const uint8_t *p, size_t len, uint32_t src, uint32_t dst,
 	return NET_DROP_NONE;
 }
 
-/* The header, the payload (unless already in place) and, unless
- * partial, the checksum; partial leaves the pseudo-header's sum in the
- * field for a device to finish (udp_build_partial).  In line in both:
- * one call per datagram sent instead of two, and partial a constant. */
+/* Where build's checksum comes from. */
+enum udp_sum { SUM_PAYLOAD, SUM_PARTIAL, SUM_GIVEN };
+
+/* The header, the payload (unless already in place) and the checksum:
+ * summed here (SUM_PAYLOAD), from the payload's given sum (SUM_GIVEN,
+ * udp_build_presummed), or left to a device with the pseudo-header's
+ * sum in the field (SUM_PARTIAL, udp_build_partial).  In line in each:
+ * one call per datagram sent instead of two, and how a constant. */
 static inline __attribute__((always_inline)) int
 build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst, uint16_t sport,
-      uint16_t dport, const uint8_t *payload, size_t len, bool partial)
+      uint16_t dport, const uint8_t *payload, size_t len, enum udp_sum how,
+      uint32_t payload_sum)
 {
 	uint16_t ulen, csum;
 	uint32_t sum;
@@ -56,12 +69,17 @@ build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst, uint16_t sport,
 	put_be16(buf + 2, dport);
 	put_be16(buf + 4, ulen);
 	sum = inet_csum_pseudo(src, dst, IP_PROTO_UDP, ulen);
-	if (partial) {
+	if (how == SUM_PARTIAL) {
 		put_be16(buf + 6, (uint16_t)~inet_csum_fold(sum));
 		return (int)ulen;
 	}
-	put_be16(buf + 6, 0);
-	csum = inet_csum_fold(inet_csum_add(sum, buf, ulen));
+	if (how == SUM_GIVEN) {
+		/* pseudo-header, the header's words (checksum 0), payload */
+		csum = inet_csum_fold(sum + sport + dport + ulen + payload_sum);
+	} else {
+		put_be16(buf + 6, 0);
+		csum = inet_csum_fold(inet_csum_add(sum, buf, ulen));
+	}
 	put_be16(buf + 6, csum == 0 ? 0xffff : csum);
 	return (int)ulen;
 }
@@ -70,7 +88,8 @@ int
 udp_build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst, uint16_t sport,
           uint16_t dport, const uint8_t *payload, size_t len)
 {
-	return build(buf, cap, src, dst, sport, dport, payload, len, false);
+	return build(buf, cap, src, dst, sport, dport, payload, len,
+	             SUM_PAYLOAD, 0);
 }
 
 int
@@ -78,5 +97,15 @@ udp_build_partial(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
                   uint16_t sport, uint16_t dport, const uint8_t *payload,
                   size_t len)
 {
-	return build(buf, cap, src, dst, sport, dport, payload, len, true);
+	return build(buf, cap, src, dst, sport, dport, payload, len,
+	             SUM_PARTIAL, 0);
+}
+
+int
+udp_build_presummed(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
+                    uint16_t sport, uint16_t dport, size_t len,
+                    uint32_t payload_sum)
+{
+	return build(buf, cap, src, dst, sport, dport, buf + UDP_HLEN, len,
+	             SUM_GIVEN, payload_sum);
 }

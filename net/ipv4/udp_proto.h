@@ -19,6 +19,11 @@ struct udp_dgram {
 	bool csum_present;      /* RFC 768: 0 means the sender computed none */
 	const uint8_t *payload; /* points into the parsed packet */
 	size_t payload_len;     /* length field - 8; IP padding ignored */
+	/* With csum_present: the payload's own partial sum
+	 * (inet_csum_add(0, payload, payload_len)), summed apart from the
+	 * header so that a reply of the same bytes need not sum them again
+	 * (udp_build_presummed). */
+	uint32_t payload_sum;
 };
 
 /*
@@ -52,5 +57,13 @@ int udp_build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
 int udp_build_partial(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
                       uint16_t sport, uint16_t dport, const uint8_t *payload,
                       size_t len);
+/*
+ * udp_build for a payload already in place at buf + UDP_HLEN whose sum
+ * is known (payload_sum, as udp_parse gives it for a received one): the
+ * same datagram as udp_build's, without reading the payload.
+ */
+int udp_build_presummed(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
+                        uint16_t sport, uint16_t dport, size_t len,
+                        uint32_t payload_sum);
 
 #endif /* NET_UDP_PROTO_H */

@@ -662,9 +662,9 @@ reply_handler(struct socket *sk, struct sk_buff *skb,
 }
 
 /* The reply in fake_udp: from NET_A port 9 back to NET_B port 1234, a
- * valid checksum, the payload fake_rx_ip put in. */
+ * valid checksum, the payload fake_rx_ip put in, each byte xor x. */
 static void
-expect_echo(struct ktest *t, size_t payload)
+expect_echo_xor(struct ktest *t, size_t payload, uint8_t x)
 {
 	struct ipv4_info ip;
 	struct udp_dgram d;
@@ -682,10 +682,16 @@ expect_echo(struct ktest *t, size_t payload)
 	KEXPECT_EQ(t, d.dport, 1234);
 	KASSERT_TRUE(t, d.payload_len == payload);
 	for (size_t i = 0; i < payload; i++)
-		if (d.payload[i] != (uint8_t)(i * 7 + 1)) {
-			KEXPECT_EQ(t, d.payload[i], (uint8_t)(i * 7 + 1));
+		if (d.payload[i] != (uint8_t)((i * 7 + 1) ^ x)) {
+			KEXPECT_EQ(t, d.payload[i], (uint8_t)((i * 7 + 1) ^ x));
 			break;
 		}
+}
+
+static void
+expect_echo(struct ktest *t, size_t payload)
+{
+	expect_echo_xor(t, payload, 0);
 }
 
 /* A handler that sends the received skb back (sock_send_skb) sends that
@@ -741,6 +747,66 @@ rx_handler_reply_reuses_the_skb(struct ktest *t)
 	KEXPECT_EQ(t, fake_udp_len, ETH_ZLEN);
 	expect_echo(t, 8);
 	KEXPECT_TRUE(t, kt_poll(skbs->objs <= objs0, KT_SOON_MS));
+
+	sock_close(sk);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
+/* A handler that changes the payload in place before sending it back. */
+struct rewrite_case {
+	volatile int sent;
+	bool forget; /* says so first (skb_csum_rx_forget) */
+};
+
+static void
+rewrite_handler(struct socket *sk, struct sk_buff *skb,
+                const struct sockaddr_in4 *from, void *arg)
+{
+	struct rewrite_case *r = arg;
+
+	if (r->forget)
+		skb_csum_rx_forget(skb);
+	for (unsigned i = 0; i < skb->len; i++)
+		skb->data[i] ^= 0x5a;
+	r->sent = sock_send_skb(sk, skb, from);
+}
+
+/* The reply to a received datagram reuses the payload's sum udp_rcv
+ * kept (csum_rx), on a device that does not sum: the echo above is
+ * right with it.  A handler that rewrites the payload and says so first
+ * sends a right checksum; one that does not sends the stale sum, which
+ * is how this case sees that the sum was reused and not recomputed. */
+static void
+rx_handler_rewrite_forgets_the_sum(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct sockaddr_in4 port9 = {0, 9};
+	struct rewrite_case r = {.forget = true};
+	const uint8_t *p = fake_udp + ETH_HLEN + IPV4_HLEN;
+	struct socket *sk;
+	struct udp_dgram d;
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	fake_arp_reply(dev, NET_B);
+	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk) == 0);
+	KEXPECT_EQ(t, sock_set_rx_handler(sk, rewrite_handler, &r), 0);
+	KEXPECT_EQ(t, sock_bind(sk, &port9), 0);
+
+	fake_udp_skb = NULL;
+	KASSERT_TRUE(t, fake_rx_ip(dev, NET_B, IP_PROTO_UDP, UDP_HLEN + 40));
+	KEXPECT_EQ(t, r.sent, 40);
+	KEXPECT_TRUE(t, !fake_udp_partial);
+	expect_echo_xor(t, 40, 0x5a);
+
+	r.forget = false;
+	fake_udp_skb = NULL;
+	KASSERT_TRUE(t, fake_rx_ip(dev, NET_B, IP_PROTO_UDP, UDP_HLEN + 40));
+	KEXPECT_EQ(t, r.sent, 40);
+	KASSERT_TRUE(t, fake_udp_len >= ETH_HLEN + IPV4_HLEN + UDP_HLEN + 40);
+	KEXPECT_TRUE(t, udp_parse(p, UDP_HLEN + 40, NET_A, NET_B, &d) ==
+	                    NET_DROP_UDP_BAD_CHECKSUM);
 
 	sock_close(sk);
 	KEXPECT_EQ(t, unregister_netdev(dev), 0);
@@ -1196,6 +1262,7 @@ KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(socket_registry_and_timeouts),
             KTEST_CASE(rx_handler_answers_and_close_waits),
             KTEST_CASE(rx_handler_reply_reuses_the_skb),
+            KTEST_CASE(rx_handler_rewrite_forgets_the_sum),
             KTEST_CASE(udp_checksum_left_to_device),
             KTEST_CASE(csum_matches_byte_pairs),
             KTEST_CASE(handler_pin_races_close), KTEST_CASE(queue_races_close),

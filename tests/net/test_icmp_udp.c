@@ -271,8 +271,40 @@ udp_build_partial_finished_by_device(struct kt *t)
 	             -ENOSPC);
 }
 
+/* A reply from a received datagram's payload sum (an echo: the payload
+ * in place, udp_parse's payload_sum) is the datagram udp_build makes by
+ * summing the payload, at every length, odd ones too. */
+static void
+udp_reply_presummed_is_udp_build(struct kt *t)
+{
+	uint8_t rx[64], soft[64], pl[41];
+	struct udp_dgram u;
+
+	for (unsigned i = 0; i < sizeof(pl); i++)
+		pl[i] = (uint8_t)(0xff - i * 29);
+	for (size_t n = 0; n <= sizeof(pl); n++) {
+		KT_ASSERT(t, udp_build(rx, sizeof(rx), SRC, DST, 40000, 7, pl,
+		                       n) == (int)(UDP_HLEN + n));
+		KT_ASSERT(t, udp_parse(rx, UDP_HLEN + n, SRC, DST, &u) ==
+		                 NET_DROP_NONE);
+		KT_EXPECT_EQ(t, inet_csum_fold(u.payload_sum),
+		             inet_csum_fold(inet_csum_add(0, pl, n)));
+		KT_ASSERT(t, udp_build(soft, sizeof(soft), DST, SRC, 7, 40000,
+		                       pl, n) == (int)(UDP_HLEN + n));
+		KT_ASSERT(t, udp_build_presummed(rx, sizeof(rx), DST, SRC, 7,
+		                                 40000, n, u.payload_sum) ==
+		                 (int)(UDP_HLEN + n));
+		KT_EXPECT(t, memcmp(rx, soft, UDP_HLEN + n) == 0);
+	}
+	KT_EXPECT_EQ(t, udp_build_presummed(rx, 20, DST, SRC, 7, 1, 13, 0),
+	             -ENOSPC);
+	KT_EXPECT_EQ(t,
+	             udp_build_presummed(rx, sizeof(rx), DST, SRC, 7, 0, 1, 0),
+	             -EINVAL);
+}
+
 /* A datagram whose checksum computes to 0 is sent with 0xffff (RFC 768)
- * and still verifies. */
+ * and still verifies, also when built from the payload's sum. */
 static void
 udp_zero_checksum_sent_as_ffff(struct kt *t)
 {
@@ -289,6 +321,10 @@ udp_zero_checksum_sent_as_ffff(struct kt *t)
 	KT_ASSERT(t, found);
 	KT_EXPECT_DROP(t, udp_parse(b, 10, SRC, DST, &u), NET_DROP_NONE);
 	KT_EXPECT(t, u.csum_present);
+	put_be16(b + 6, 0x1234);
+	KT_ASSERT(t, udp_build_presummed(b, sizeof(b), SRC, DST, 1000, 7, 2,
+	                                 u.payload_sum) == 10);
+	KT_EXPECT_EQ(t, get_be16(b + 6), 0xffff);
 }
 
 static void
@@ -339,6 +375,7 @@ static const struct kt_case udp_cases[] = {
     KT_CASE(udp_parses_slirp_hello),
     KT_CASE(udp_build_bytes),
     KT_CASE(udp_build_partial_finished_by_device),
+    KT_CASE(udp_reply_presummed_is_udp_build),
     KT_CASE(udp_zero_checksum_sent_as_ffff),
     KT_CASE(udp_drops),
     KT_END,
