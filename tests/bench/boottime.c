@@ -27,7 +27,8 @@
  *     one at a time (round trips per second and their distribution) and
  *     16 in flight (frames per second through the driver, in + out),
  *     each through the stack (udpecho) and through the raw bounce loop
- *     (bench bounce eth0 on), ROUNDS rounds (default 3) alternating;
+ *     (bench bounce eth0 on), ROUNDS rounds (default 3) alternating, the
+ *     odd rounds in reverse order; each round's windowed ratio, then
  *     medians and the stack/bounce ratios.
  *
  *   bench-boot -r HOLD_MS -k K -N N [-W M] [-a CMDLINE] [-i FILES] KERNEL
@@ -566,6 +567,8 @@ udp_phase(struct guest *g, const char *driver, const char *append,
 
 static double udp_rt[2][MAX_RUNS], udp_fr[2][MAX_RUNS], udp_med[2][MAX_RUNS];
 
+static int bouncing; /* as last set by bounce() in this boot */
+
 static int
 bounce(struct guest *g, int on)
 {
@@ -576,10 +579,48 @@ bounce(struct guest *g, int on)
 	return guest_type(g, cmd) < 0 || strstr(g->text, ok) == NULL ? -1 : 0;
 }
 
+/* One of a round's four phases: 0 the stack one at a time, 1 the bounce
+ * loop one at a time, 2 the bounce loop windowed, 3 the stack windowed;
+ * the bounce loop on for 1 and 2 only.  0 or -1. */
+static int
+udp_step(struct guest *g, const char *driver, const char *a, int port,
+         double secs, int i, int ph)
+{
+	const char *p;
+	int on = ph == 1 || ph == 2;
+
+	if (on != bouncing) {
+		if (bounce(g, on) < 0)
+			return -1;
+		bouncing = on;
+		if (!on) {
+			p = strstr(g->text, "bench: bounce:");
+			printf("bench: udp-bounced: %s (%s): %.*s\n", driver, a,
+			       (int)strcspn(p, "\r\n"), p);
+		}
+	}
+	switch (ph) {
+	case 0:
+	case 1:
+		if ((udp_rt[ph][i] =
+		         udp_phase(g, driver, a, ph ? "udp-bounce" : "udp",
+		                   port, secs, 0)) < 0)
+			return -1;
+		udp_med[ph][i] = last_rtt;
+		return 0;
+	default: /* 2 bounce, 3 stack: udp_fr[1], udp_fr[0] */
+		udp_fr[3 - ph][i] = udp_phase(
+		    g, driver, a, ph == 2 ? "bounce" : "stack", port, secs, 1);
+		return udp_fr[3 - ph][i] < 0 ? -1 : 0;
+	}
+}
+
 /* The packet path through the stack (udpecho) and through the raw
  * bounce loop (bench bounce), in one boot, with the same host client,
- * ROUNDS rounds: stack and bounce one at a time, then bounce and stack
- * windowed (ABBA, so a drifting load hits both alike); medians. */
+ * ROUNDS rounds of four phases: stack and bounce one at a time, then
+ * bounce and stack windowed (ABBA within a round), the odd rounds in
+ * the reverse order (so neither comes first more often, and a drifting
+ * load hits both alike); the rounds' ratios, then medians. */
 static int
 bench_udp(struct qemu_opts *o, const char *kernel, const char *driver,
           double secs, int rounds)
@@ -606,28 +647,20 @@ bench_udp(struct qemu_opts *o, const char *kernel, const char *driver,
 	    strstr(g.text, "bound") == NULL || guest_type(&g, "udpecho") < 0 ||
 	    strstr(g.text, "listening") == NULL)
 		goto fail;
+	bouncing = 0;
 	for (int i = 0; i < rounds; i++) {
-		const char *p;
+		/* Odd rounds run the even ones' phases backwards: each of
+		 * the four comes first as often as last. */
+		for (int k = 0; k < 4; k++) {
+			int ph = i % 2 == 0 ? k : 3 - k;
 
-		if ((udp_rt[0][i] =
-		         udp_phase(&g, driver, a, "udp", port, secs, 0)) < 0)
-			goto fail;
-		udp_med[0][i] = last_rtt;
-		if (bounce(&g, 1) < 0 ||
-		    (udp_rt[1][i] = udp_phase(&g, driver, a, "udp-bounce", port,
-		                              secs, 0)) < 0)
-			goto fail;
-		udp_med[1][i] = last_rtt;
-		if ((udp_fr[1][i] = udp_phase(&g, driver, a, "bounce", port,
-		                              secs, 1)) < 0 ||
-		    bounce(&g, 0) < 0)
-			goto fail;
-		p = strstr(g.text, "bench: bounce:");
-		printf("bench: udp-bounced: %s (%s): %.*s\n", driver, a,
-		       (int)strcspn(p, "\r\n"), p);
-		if ((udp_fr[0][i] =
-		         udp_phase(&g, driver, a, "stack", port, secs, 1)) < 0)
-			goto fail;
+			if (udp_step(&g, driver, a, port, secs, i, ph) < 0)
+				goto fail;
+		}
+		printf("bench: udp-round: %s (%s): round %d: frames/s stack "
+		       "%.0f bounce %.0f (%.2fx)\n",
+		       driver, a, i + 1, udp_fr[0][i], udp_fr[1][i],
+		       udp_fr[0][i] / udp_fr[1][i]);
 	}
 	guest_end(&g, 1);
 	{
