@@ -72,12 +72,22 @@ help:
 	@echo "make clean   remove $(BUILD)/"
 
 # ---- kernel ---------------------------------------------------------------
-$(BUILD)/k/%.c.o: %.c
+# The flags the kernel and its modules are built with, in a file that
+# changes only when they do: every object depends on it, so a change to
+# KCFLAGS rebuilds them all, not only the sources touched since (a kernel
+# built half one way and half the other can link, and fail at run time).
+KFLAGS_STAMP := $(BUILD)/k/flags.txt
+$(KFLAGS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '$(KCFLAGS)' '$(KASFLAGS)' '$(MOD_CFLAGS)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+
+$(BUILD)/k/%.c.o: %.c $(KFLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(KCC) $(KCFLAGS) -c $< -o $@
 
-$(BUILD)/k/%.S.o: %.S
+$(BUILD)/k/%.S.o: %.S $(KFLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  AS      $<"
 	@$(KCC) $(KASFLAGS) -c $< -o $@

@@ -27,7 +27,7 @@ TREE_MODULES := $(foreach d,$(MODULE_DIRS),\
 
 # One-file modules: compile straight to NAME.ko.
 define mod_single_rule
-$(MODOUT)/$(2).ko: $(1)/$(2).c
+$(MODOUT)/$(2).ko: $(1)/$(2).c $(KFLAGS_STAMP)
 	@mkdir -p $$(dir $$@)
 	@echo "  MOD     $$@"
 	@$$(KCC) $$(MOD_CFLAGS) -DKBUILD_MODNAME='"$(2)"' -c $$< -o $$@
@@ -37,10 +37,10 @@ endef
 define mod_multi_rule
 $(2)_MODOBJS := $(patsubst $(1)/$(2)/%,$(MODOUT)/obj/$(2)/%.o,\
 	$(wildcard $(1)/$(2)/*.c $(1)/$(2)/*.S))
-$(MODOUT)/obj/$(2)/%.c.o: $(1)/$(2)/%.c
+$(MODOUT)/obj/$(2)/%.c.o: $(1)/$(2)/%.c $(KFLAGS_STAMP)
 	@mkdir -p $$(dir $$@)
 	@$$(KCC) $$(MOD_CFLAGS) -DKBUILD_MODNAME='"$(2)"' -c $$< -o $$@
-$(MODOUT)/obj/$(2)/%.S.o: $(1)/$(2)/%.S
+$(MODOUT)/obj/$(2)/%.S.o: $(1)/$(2)/%.S $(KFLAGS_STAMP)
 	@mkdir -p $$(dir $$@)
 	@$$(KCC) $$(KASFLAGS) -DMODULE -c $$< -o $$@
 $(MODOUT)/$(2).ko: $$($(2)_MODOBJS)
