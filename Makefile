@@ -24,7 +24,12 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 TESTS   ?=
 
 # Kernel code: freestanding i686, frame pointers kept for backtraces.
-KCFLAGS := -std=c11 -m32 -march=i686 -ffreestanding -fno-pie -fno-pic \
+# Tuned generic, not for the Pentium Pro: the instructions are i686's
+# either way, but its tuning spells a 16-bit byte swap (every header
+# field) as shifts and an or instead of one rotate, and TCG runs each
+# instruction it is given (docs/bench.md, session 11: 108 fewer per UDP
+# echo in the stack's own code).
+KCFLAGS := -std=c11 -m32 -march=i686 -mtune=generic -ffreestanding -fno-pie -fno-pic \
 	-fno-stack-protector -fno-omit-frame-pointer -fno-strict-aliasing \
 	-mno-sse -mno-mmx -mno-80387 -mno-red-zone -O2 -g \
 	-Wall -Wextra -Werror -Wno-unused-parameter -I. -MMD -MP
