@@ -22,7 +22,8 @@
  *    reference is dropped at once, so unregister can complete while a
  *    socket still holds the dst, and whatever is sent through it is
  *    dropped (IP_NO_ROUTE) instead of reaching a dead driver.
- *  - unused cache entries older than DST_GC_MS are freed by route_tick.
+ *  - cache entries only the cache holds, unused for dst_gc_ms (a boot
+ *    parameter and sysctl, default 10 s), are freed by route_tick.
  *
  * blackhole_dev is a device that is never registered: it has no driver,
  * is never up, and only exists to be pointed at.
@@ -30,6 +31,7 @@
 #include "net/ipv4/inet.h"
 #include "net/ipv4/ipv4_hdr.h"
 #include "net/ipv4/route_table.h"
+#include <kernel/bootparam.h>
 #include <kernel/errno.h>
 #include <kernel/invariant.h>
 #include <kernel/kmalloc.h>
@@ -42,7 +44,10 @@
 #include <kernel/timer.h>
 
 #define ROUTE_SLOTS 32
-#define DST_GC_MS   10000
+
+static int dst_gc_ms = 10000;
+BOOTPARAM_INT(dst_gc_ms, dst_gc_ms, 100, 600000,
+              "ms an unused dst cache entry is kept", 1);
 
 static DEFINE_SPINLOCK(route_lock); /* the table and the cache */
 static struct route route_slots[ROUTE_SLOTS];
@@ -363,13 +368,14 @@ route_tick(void)
 	struct dst_entry *d, *tmp;
 	LIST_HEAD(freeq);
 	uint64_t now = now_ms_coarse();
+	uint64_t gc = (uint64_t)READ_ONCE(dst_gc_ms);
 	uint32_t f = spin_lock_irqsave(&route_lock);
 
 	list_for_each_entry_safe(d, tmp, &dst_cache, link) {
 		/* a reader may have stored a later tick than now */
 		uint64_t last = d->lastuse;
 
-		if (d->refcnt != 1 || last > now || now - last < DST_GC_MS)
+		if (d->refcnt != 1 || last > now || now - last < gc)
 			continue;
 		list_del_rcu(&d->link);
 		dst_cached--;

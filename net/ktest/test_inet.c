@@ -429,6 +429,35 @@ dst_moves_to_blackhole(struct ktest *t)
 	KEXPECT_EQ(t, ip_route_output(NET_B, 0, &dst), -ENETUNREACH);
 }
 
+/* route_tick (every 100 ms, inet's thread) frees a cache entry only the
+ * cache holds once it has not been used for dst_gc_ms; one somebody
+ * holds stays, however old, until it is let go. */
+static void
+dst_gc_frees_only_unheld_entries(struct ktest *t)
+{
+	struct net_device *dev = fake_up(t);
+	struct dst_entry *held, *idle;
+	long gc = sysctl_get("dst_gc_ms");
+
+	if (dev == NULL && t->skipped)
+		return;
+	KASSERT_TRUE(t, dev != NULL);
+	KASSERT_TRUE(t, gc > 0);
+	KASSERT_TRUE(t, ip_route_output(NET_B, 0, &held) == 0);
+	KASSERT_TRUE(t, ip_route_output(NET_C, 0, &idle) == 0);
+	dst_release(idle); /* the cache's reference is all it has */
+	KEXPECT_EQ(t, dst_count_dev(dev), 2);
+	KEXPECT_EQ(t, sysctl_set("dst_gc_ms", 200), 0);
+	/* The idle one goes; in the same pass the held one would have. */
+	KEXPECT_TRUE(t, kt_poll(dst_count_dev(dev) == 1, KT_SOON_MS));
+	KEXPECT_TRUE(t, held->dev == dev && !held->obsolete);
+	KEXPECT_EQ(t, held->refcnt, 2);
+	dst_release(held);
+	KEXPECT_TRUE(t, kt_poll(dst_count_dev(dev) == 0, KT_SOON_MS));
+	KEXPECT_EQ(t, sysctl_set("dst_gc_ms", gc), 0);
+	KEXPECT_EQ(t, unregister_netdev(dev), 0);
+}
+
 /* ip_route_skb: a packet holds the route's device, not the dst.  The
  * first fills the cache (one dst, held by the cache alone), the second
  * finds it there; freeing them gives their device references back. */
@@ -1261,6 +1290,7 @@ KTEST_SUITE(inet, KTEST_CASE(arp_entry_and_queued_packet_hold_device),
             KTEST_CASE(routes_and_address_go_with_device),
             KTEST_CASE(socket_registry_and_timeouts),
             KTEST_CASE(rx_handler_answers_and_close_waits),
+            KTEST_CASE(dst_gc_frees_only_unheld_entries),
             KTEST_CASE(rx_handler_reply_reuses_the_skb),
             KTEST_CASE(rx_handler_rewrite_forgets_the_sum),
             KTEST_CASE(udp_checksum_left_to_device),
