@@ -446,7 +446,7 @@ run_handler(struct socket *sk, struct sk_buff *skb, const struct udp_dgram *d,
 
 	ASSERT(!spin_held(&udp_lock)); /* the handler may send */
 	skb_pull(skb, UDP_HLEN);
-	if (d->csum_present && d->payload_len <= UINT16_MAX) {
+	if (d->csum_present) { /* payload_len < 2^16: a 16-bit length */
 		/* for a reply of the same bytes (udp_output) */
 		skb->csum_rx = d->payload_sum;
 		skb->csum_rx_start = (uint16_t)(skb->data - skb->head);

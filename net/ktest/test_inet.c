@@ -579,6 +579,26 @@ socket_registry_and_timeouts(struct ktest *t)
 }
 
 /* Shared with the receive handler and the threads of the case below. */
+/* A UDP socket on port 9 whose datagrams go to fn(arg), with NET_B's
+ * MAC already known so that an answer goes out at once; NULL on
+ * failure (reported). */
+static struct socket *
+port9_handler_socket(struct ktest *t, struct net_device *dev,
+                     sock_rx_handler fn, void *arg)
+{
+	struct sockaddr_in4 port9 = {0, 9};
+	struct socket *sk;
+
+	fake_arp_reply(dev, NET_B);
+	if (sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk) != 0) {
+		KEXPECT_TRUE(t, false);
+		return NULL;
+	}
+	KEXPECT_EQ(t, sock_set_rx_handler(sk, fn, arg), 0);
+	KEXPECT_EQ(t, sock_bind(sk, &port9), 0);
+	return sk;
+}
+
 struct handler_case {
 	struct net_device *dev;
 	struct socket *sk;
@@ -638,10 +658,8 @@ rx_handler_answers_and_close_waits(struct ktest *t)
 	h = kt_shared_alloc(sizeof(*h), 1);
 	KASSERT_TRUE(t, h != NULL);
 	h->dev = dev;
-	fake_arp_reply(dev, NET_B); /* the answer goes out at once */
-	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &h->sk) == 0);
-	KEXPECT_EQ(t, sock_set_rx_handler(h->sk, blocking_handler, h), 0);
-	KEXPECT_EQ(t, sock_bind(h->sk, &port9), 0);
+	h->sk = port9_handler_socket(t, dev, blocking_handler, h);
+	KASSERT_TRUE(t, h->sk != NULL);
 	/* Only before bind: delivery may already be running after it. */
 	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &late) == 0);
 	port9.port = 10;
@@ -731,7 +749,6 @@ static void
 rx_handler_reply_reuses_the_skb(struct ktest *t)
 {
 	struct net_device *dev = fake_up(t);
-	struct sockaddr_in4 port9 = {0, 9};
 	struct memtag *skbs;
 	struct socket *sk;
 	struct reply_case r = {0};
@@ -743,10 +760,8 @@ rx_handler_reply_reuses_the_skb(struct ktest *t)
 	KASSERT_TRUE(t, dev != NULL);
 	skbs = memtag_at(memtag_index("skb"));
 	KASSERT_TRUE(t, skbs != NULL);
-	fake_arp_reply(dev, NET_B);
-	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk) == 0);
-	KEXPECT_EQ(t, sock_set_rx_handler(sk, reply_handler, &r), 0);
-	KEXPECT_EQ(t, sock_bind(sk, &port9), 0);
+	sk = port9_handler_socket(t, dev, reply_handler, &r);
+	KASSERT_TRUE(t, sk != NULL);
 
 	/* 14 + 20 + 8 + 32 bytes: no padding, headroom to spare */
 	xmits0 = fake_xmits;
@@ -809,7 +824,6 @@ static void
 rx_handler_rewrite_forgets_the_sum(struct ktest *t)
 {
 	struct net_device *dev = fake_up(t);
-	struct sockaddr_in4 port9 = {0, 9};
 	struct rewrite_case r = {.forget = true};
 	const uint8_t *p = fake_udp + ETH_HLEN + IPV4_HLEN;
 	struct socket *sk;
@@ -818,10 +832,8 @@ rx_handler_rewrite_forgets_the_sum(struct ktest *t)
 	if (dev == NULL && t->skipped)
 		return;
 	KASSERT_TRUE(t, dev != NULL);
-	fake_arp_reply(dev, NET_B);
-	KASSERT_TRUE(t, sock_create(SOCK_DGRAM, IP_PROTO_UDP, &sk) == 0);
-	KEXPECT_EQ(t, sock_set_rx_handler(sk, rewrite_handler, &r), 0);
-	KEXPECT_EQ(t, sock_bind(sk, &port9), 0);
+	sk = port9_handler_socket(t, dev, rewrite_handler, &r);
+	KASSERT_TRUE(t, sk != NULL);
 
 	fake_udp_skb = NULL;
 	KASSERT_TRUE(t, fake_rx_ip(dev, NET_B, IP_PROTO_UDP, UDP_HLEN + 40));
