@@ -78,8 +78,9 @@ xmit_flush(struct xmit_list *x)
 	}
 }
 
-/* Prepend the Ethernet header and pad to the minimum. */
-static void
+/* Prepend the Ethernet header and pad to the minimum.  In line: every
+ * IPv4 packet sent takes it. */
+static inline __attribute__((always_inline)) void
 eth_frame(struct sk_buff *skb, struct net_device *dev, const uint8_t *dst,
           uint16_t type)
 {
