@@ -250,9 +250,9 @@ struct socket;
  * keeps must let go of the device first (skb_set_dev(skb, NULL)), or
  * the device cannot go.  The skb carries the payload's verified sum
  * (csum_rx), which a reply of the same bytes reuses: a handler that
- * changes them in place calls skb_csum_rx_forget first.  It may send on this socket too, and may run on several
- * CPUs at once; it must not close the socket (sock_close waits for
- * running handlers). */
+ * changes them in place calls skb_csum_rx_forget first.  It may send
+ * on this socket too, and may run on several CPUs at once; it must not
+ * close the socket (sock_close waits for running handlers). */
 typedef void (*sock_rx_handler)(struct socket *sk, struct sk_buff *skb,
                                 const struct sockaddr_in4 *from, void *arg);
 

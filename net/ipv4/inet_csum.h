@@ -79,7 +79,7 @@ inet_csum_fold(uint32_t sum)
 uint16_t inet_csum(const void *data, size_t len);
 
 /* inet_csum(hdr, 20) in line: an IPv4 header without options, summed
- * on every packet both ways (five 32-bit words, added in 64 bits and
+ * on every packet both ways (five 32-bit words through inet_csum_acc32,
  * folded; on a little-endian CPU the folded sum is byte-swapped once,
  * RFC 1071 2(B)). */
 static inline uint16_t

@@ -283,7 +283,6 @@ udp_output(struct socket *sk, struct sk_buff *skb,
 	else
 		udp_build(skb->data, skb->len, src, dest->addr, sk->local.port,
 		          dest->port, skb->data + UDP_HLEN, len);
-	skb_csum_rx_forget(skb);
 	INET_INC(udp_out);
 	r = ip_send_nexthop(skb, &nh, src, dest->addr, IP_PROTO_UDP);
 	return r < 0 ? r : (int)len;

@@ -71,9 +71,10 @@ struct sym {
 
 /* The instructions TCG runs out of line, by kind. */
 enum slow { SLOW_ATOMIC, SLOW_IRQFLAGS, SLOW_TSC, SLOW_PIO, NSLOW };
-/* Counted with them, after them: blocks executed, and those that end in
- * a return or an indirect call or jump, which TCG cannot chain to the
- * next block: each looks its target up in a hash table. */
+/* Counted in the same arrays (slow[]), after them: blocks executed, and
+ * those that end in a return or an indirect call or jump, which TCG
+ * cannot chain to the next block: each looks its target up in a hash
+ * table. */
 enum { COUNT_BLOCKS = NSLOW, COUNT_INDIRECT, NCOUNT };
 static const char *const slow_names[NSLOW] = {"atomic", "irq-flags", "rdtsc",
                                               "port-io"};
@@ -108,7 +109,7 @@ static uint64_t seg_timer;
 struct block {
 	uint32_t addr;
 	uint32_t ninsn;
-	uint16_t slow[NCOUNT]; /* COUNT_BLOCKS is 1 */
+	uint16_t slow[NCOUNT]; /* of each kind in the block; COUNT_BLOCKS 0 */
 	uint64_t execs; /* in the current segment, outside timer interrupts */
 	int used;
 	int iret; /* ends with an iret: leaves an interrupt */
@@ -507,6 +508,7 @@ account(struct block *b)
 		seg_insns += b->ninsn;
 		for (int k = 0; k < NCOUNT; k++)
 			seg_slow[k] += b->slow[k];
+		seg_slow[COUNT_BLOCKS]++;
 	}
 	if (b->iret && depth > 0)
 		depth--;
@@ -705,7 +707,6 @@ main(int argc, char **argv)
 					cur->ninsn = 0;
 					cur->iret = 0;
 					memset(cur->slow, 0, sizeof(cur->slow));
-					cur->slow[COUNT_BLOCKS] = 1;
 				}
 				cur->ninsn++;
 				if (kind >= 0)

@@ -142,8 +142,8 @@ long_sums_do_not_overflow(struct kt *t)
 
 /* inet_csum20, the IPv4 header's inline sum, is the byte-pair
  * definition's complement: on all-0xff, words whose halves carry,
- * all-zero,
- * random headers at every start alignment, and a real header. */
+ * all-zero, random headers at every start alignment, and a real
+ * header. */
 static void
 csum20_matches_byte_pairs(struct kt *t)
 {
