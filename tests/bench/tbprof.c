@@ -49,7 +49,12 @@
  * plain instructions.  So is the number of blocks executed per unit,
  * and of those ending in a return or an indirect call or jump
  * ("tbprof: blocks:"): TCG chains a block to the next one when the
- * target is known, but looks an indirect target up at run time.
+ * target is known, but looks an indirect target up at run time, and a
+ * target on another page than the jumping block too (QEMU chains only
+ * within a page).  Each such lookup costs about as much as 30 simple
+ * instructions (docs/bench.md, session 12); "tbprof: lookups:" gives
+ * them per function (its blocks ending in one, or entered from another
+ * page).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -74,8 +79,11 @@ enum slow { SLOW_ATOMIC, SLOW_IRQFLAGS, SLOW_TSC, SLOW_PIO, NSLOW };
 /* Counted in the same arrays (slow[]), after them: blocks executed, and
  * those that end in a return or an indirect call or jump, which TCG
  * cannot chain to the next block: each looks its target up in a hash
- * table. */
-enum { COUNT_BLOCKS = NSLOW, COUNT_INDIRECT, NCOUNT };
+ * table.  So does a direct jump, call or fall-through to a block on
+ * another 4 KiB page than the jumping block starts on (QEMU chains only
+ * within a page, since a page's code may be replaced): COUNT_CROSSPAGE,
+ * a property of the block pair, counted in account(). */
+enum { COUNT_BLOCKS = NSLOW, COUNT_INDIRECT, COUNT_CROSSPAGE, NCOUNT };
 static const char *const slow_names[NSLOW] = {"atomic", "irq-flags", "rdtsc",
                                               "port-io"};
 
@@ -86,6 +94,7 @@ struct unit {
 	int segs;
 	uint64_t *per_sym;     /* instructions per symbol, over its segments */
 	uint64_t *slow_sym;    /* slow instructions per symbol, likewise */
+	uint64_t *lookup_sym;  /* lookups per symbol (see account()) */
 	uint64_t *marker_segs; /* its segments, by marker symbol */
 };
 
@@ -95,7 +104,7 @@ static uint64_t min_count = 10;
  * take out of the unit segments it starts (bench-boot types `cpus`
  * around every phase; its work is not the unit's). */
 struct baseline {
-	uint64_t segs, insns, slow[NCOUNT], *per_sym, *slow_sym;
+	uint64_t segs, insns, slow[NCOUNT], *per_sym, *slow_sym, *lookup_sym;
 };
 static struct baseline *baselines; /* by marker symbol */
 
@@ -104,6 +113,10 @@ static struct baseline *baselines; /* by marker symbol */
 static uint32_t stubs_addr, switch_addr;
 static int excluded[256], nest[MAX_NEST], depth;
 static uint64_t seg_timer;
+/* The last block accounted outside timer interrupts: its start, and
+ * whether it ended in an indirect jump (already counted). */
+static uint32_t prev_addr;
+static int prev_indirect = 1;
 
 /* Blocks seen: address -> instruction count (open addressing). */
 struct block {
@@ -111,6 +124,7 @@ struct block {
 	uint32_t ninsn;
 	uint16_t slow[NCOUNT]; /* of each kind in the block; COUNT_BLOCKS 0 */
 	uint64_t execs; /* in the current segment, outside timer interrupts */
+	uint64_t xpage; /* of them, entered from a block on another page */
 	int used;
 	int iret; /* ends with an iret: leaves an interrupt */
 };
@@ -261,7 +275,7 @@ end_segment(void)
 {
 	struct unit *u = NULL;
 	struct baseline *bl;
-	uint64_t n = 0, *into = NULL, *into_slow = NULL;
+	uint64_t n = 0, *into = NULL, *into_slow = NULL, *into_lookup = NULL;
 
 	for (int i = 0; i < nunits && u == NULL; i++) {
 		uint64_t e = execs_of(units[i].fsym);
@@ -276,6 +290,7 @@ end_segment(void)
 		if (bl->per_sym == NULL) {
 			bl->per_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
 			bl->slow_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
+			bl->lookup_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
 		}
 		bl->segs++;
 		bl->insns += seg_insns;
@@ -283,6 +298,7 @@ end_segment(void)
 			bl->slow[k] += seg_slow[k];
 		into = bl->per_sym;
 		into_slow = bl->slow_sym;
+		into_lookup = bl->lookup_sym;
 	}
 	if (u != NULL) {
 		u->count += n;
@@ -295,6 +311,7 @@ end_segment(void)
 			u->marker_segs[seg_marker]++;
 		into = u->per_sym;
 		into_slow = u->slow_sym;
+		into_lookup = u->lookup_sym;
 		printf("tbprof: segment %d (%s): %llu instructions (and %llu "
 		       "in timer interrupts), %llu %s, %.0f per %s\n",
 		       nsegs, seg_marker >= 0 ? syms[seg_marker].name : "-",
@@ -313,8 +330,11 @@ end_segment(void)
 				slow += b->slow[k];
 			into[s] += b->execs * b->ninsn;
 			into_slow[s] += b->execs * slow;
+			into_lookup[s] +=
+			    b->execs * b->slow[COUNT_INDIRECT] + b->xpage;
 		}
 		b->execs = 0;
+		b->xpage = 0;
 	}
 	seg_insns = 0;
 	memset(seg_slow, 0, sizeof(seg_slow));
@@ -396,6 +416,22 @@ slow_per_unit(const struct unit *u, int k)
 	       (double)u->count;
 }
 
+static uint64_t
+pick_lookup_sym(const struct baseline *bl, long s)
+{
+	return bl->lookup_sym[s];
+}
+
+/* Lookups of symbol s: its blocks that end in an indirect jump, and its
+ * blocks entered from another page. */
+static double
+lookup_sym_per_unit(const struct unit *u, size_t s)
+{
+	return ((double)u->lookup_sym[s] -
+	        marker_cost(u, pick_lookup_sym, (long)s)) /
+	       (double)u->count;
+}
+
 static double
 slow_sym_per_unit(const struct unit *u, size_t s)
 {
@@ -474,11 +510,15 @@ report(int top)
 		            "tbprof: slow:", 6, 1);
 		printf("tbprof: blocks: executed per unit, %s / %s: %.1f / "
 		       "%.1f, ending in an indirect jump (ret, call *, jmp *) "
-		       "%.1f / %.1f\n",
+		       "%.1f / %.1f, entered from another page %.1f / %.1f\n",
 		       a->name, b->name, slow_per_unit(a, COUNT_BLOCKS),
 		       slow_per_unit(b, COUNT_BLOCKS),
 		       slow_per_unit(a, COUNT_INDIRECT),
-		       slow_per_unit(b, COUNT_INDIRECT));
+		       slow_per_unit(b, COUNT_INDIRECT),
+		       slow_per_unit(a, COUNT_CROSSPAGE),
+		       slow_per_unit(b, COUNT_CROSSPAGE));
+		print_diffs(rows, a, b, lookup_sym_per_unit, 0.05, top,
+		            "tbprof: lookups:", 6, 1);
 	}
 	free(rows);
 }
@@ -509,6 +549,12 @@ account(struct block *b)
 		for (int k = 0; k < NCOUNT; k++)
 			seg_slow[k] += b->slow[k];
 		seg_slow[COUNT_BLOCKS]++;
+		if (!prev_indirect && ((prev_addr ^ b->addr) & ~0xfffu) != 0) {
+			seg_slow[COUNT_CROSSPAGE]++;
+			b->xpage++;
+		}
+		prev_addr = b->addr;
+		prev_indirect = b->slow[COUNT_INDIRECT] != 0;
 	}
 	if (b->iret && depth > 0)
 		depth--;
@@ -676,6 +722,7 @@ main(int argc, char **argv)
 		units[i].fsym = sym_exact(units[i].func);
 		units[i].per_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
 		units[i].slow_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
+		units[i].lookup_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
 		units[i].marker_segs = xcalloc(nsyms, sizeof(uint64_t));
 		if (units[i].fsym < 0)
 			fprintf(stderr, "tbprof: no symbol %s\n",
