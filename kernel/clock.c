@@ -27,7 +27,7 @@ static unsigned tsc_shift;
 /* The highest reading returned so far, on any CPU. */
 static uint64_t clock_last;
 /* now_ms_coarse(): the latest tick's reading, in ms. */
-static uint64_t clock_coarse_ms;
+uint64_t clock_coarse_ms;
 
 /* (cycles * tsc_mult) >> tsc_shift without losing the high bits. */
 uint64_t
@@ -108,12 +108,6 @@ now_ms(void)
 	if (seen < ms * 1000000)
 		ms = publish(v, seen) / 1000000;
 	return ms;
-}
-
-uint64_t
-now_ms_coarse(void)
-{
-	return read64_growing(&clock_coarse_ms);
 }
 
 void

@@ -16,6 +16,7 @@
 #define KERNEL_CLOCK_H
 
 #include <stdint.h>
+#include <kernel/x86.h>
 
 uint64_t now_ns(void);
 uint64_t now_us(void);
@@ -30,7 +31,12 @@ uint64_t now_ms(void);
  * lags now_ms() by up to a tick (1 ms), more while ticks are late, is
  * never ahead of it and never goes back.  0 until the first tick.
  */
-uint64_t now_ms_coarse(void);
+extern uint64_t clock_coarse_ms; /* written by clock_tick only */
+static inline uint64_t
+now_ms_coarse(void)
+{
+	return read64_growing(&clock_coarse_ms);
+}
 /* The tick's half: timer_tick passes its reading of now_ns(). */
 void clock_tick(uint64_t ns);
 

@@ -70,7 +70,7 @@ EXPORT_SYMBOL(wake_up_thread);
 EXPORT_SYMBOL(msleep);
 EXPORT_SYMBOL(msleep_interruptible);
 EXPORT_SYMBOL(now_ms);
-EXPORT_SYMBOL(now_ms_coarse);
+EXPORT_SYMBOL(clock_coarse_ms);
 EXPORT_SYMBOL(now_us);
 EXPORT_SYMBOL(now_ns);
 EXPORT_SYMBOL(udelay);

@@ -293,7 +293,7 @@ arp_output_fast(struct sk_buff *skb, struct net_device *dev, uint32_t nexthop)
 	return true;
 }
 
-int
+PACKET_TX int
 arp_output(struct sk_buff *skb, struct net_device *dev, uint32_t nexthop,
            bool bcast)
 {

@@ -189,7 +189,7 @@ inet_addr_del(int ifindex, uint32_t addr)
 	return r;
 }
 
-uint32_t
+PACKET_RX uint32_t
 inet_addr_get(int ifindex, unsigned *plen)
 {
 	uint32_t a;
@@ -214,7 +214,7 @@ inet_addr_get(int ifindex, unsigned *plen)
 	return a;
 }
 
-int
+PACKET_RX int
 inet_addr_local(uint32_t addr)
 {
 	unsigned seq;
@@ -232,7 +232,7 @@ inet_addr_local(uint32_t addr)
 	return idx;
 }
 
-bool
+PACKET_RX bool
 inet_addr_is_bcast(int ifindex, uint32_t addr)
 {
 	unsigned plen = 0;

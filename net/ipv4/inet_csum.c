@@ -65,7 +65,7 @@ add_around(uint32_t a, uint32_t b)
 	return a + (a < b);
 }
 
-uint32_t
+PACKET_RX uint32_t
 inet_csum_add(uint32_t sum, const void *data, size_t len)
 {
 	const uint8_t *p = data;

@@ -67,7 +67,7 @@ ip_for_us(struct net_device *dev, const struct ipv4_info *ih)
 	       inet_addr_local(ih->dst) != 0;
 }
 
-static void
+PACKET_RX static void
 ip_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt)
 {
 	const struct inet_protocol *p;

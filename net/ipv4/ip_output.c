@@ -45,7 +45,7 @@ inet_alloc_skb(size_t len)
 	return skb;
 }
 
-int
+PACKET_TX int
 ip_send_nexthop(struct sk_buff *skb, const struct ip_nexthop *nh,
                 uint32_t saddr, uint32_t daddr, uint8_t proto)
 {

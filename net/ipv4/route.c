@@ -433,7 +433,7 @@ dst_route_skb(struct dst_entry *d, struct sk_buff *skb, struct ip_nexthop *out)
  * alive while it is sent.  A cached dst is never on the blackhole
  * device (dst_ifdown empties the cache first).
  */
-int
+PACKET_TX int
 ip_route_skb(uint32_t daddr, int oif, struct sk_buff *skb,
              struct ip_nexthop *out)
 {

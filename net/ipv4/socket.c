@@ -169,7 +169,7 @@ sock_sendto(struct socket *sk, const void *buf, size_t len,
 	return sk->ops->sendto(sk, buf, len, to);
 }
 
-int
+PACKET_TX int
 sock_send_skb(struct socket *sk, struct sk_buff *skb,
               const struct sockaddr_in4 *to)
 {

@@ -1,46 +1,10 @@
 /*
- * UDP parse/validate/build (RFC 768).  See udp_proto.h.
+ * UDP building (RFC 768); the parser is in line in udp_proto.h.
  */
 #include "net/ipv4/udp_proto.h"
 #include "net/ipv4/inet_csum.h"
 #include "net/ipv4/ipv4_hdr.h"
 #include "net/ipv4/proto_lib.h"
-
-enum net_drop
-udp_parse(const uint8_t *p, size_t len, uint32_t src, uint32_t dst,
-          struct udp_dgram *out)
-{
-	size_t ulen;
-	uint16_t csum;
-	uint32_t sum;
-
-	memset(out, 0, sizeof(*out));
-	if (len < UDP_HLEN)
-		return NET_DROP_UDP_TRUNCATED;
-	out->sport = get_be16(p);
-	out->dport = get_be16(p + 2);
-	ulen = get_be16(p + 4);
-	csum = get_be16(p + 6);
-	out->csum_present = csum != 0;
-	if (ulen < UDP_HLEN || ulen > len)
-		return NET_DROP_UDP_BAD_LEN;
-	if (out->csum_present) {
-		/* The header's four words as read, the payload apart (it
-		 * starts at an even offset: the pairing holds). */
-		out->payload_sum =
-		    inet_csum_add(0, p + UDP_HLEN, ulen - UDP_HLEN);
-		sum = inet_csum_pseudo(src, dst, IP_PROTO_UDP, (uint16_t)ulen) +
-		      out->sport + out->dport + (uint32_t)ulen + csum +
-		      out->payload_sum;
-		if (inet_csum_fold(sum) != 0)
-			return NET_DROP_UDP_BAD_CHECKSUM;
-	}
-	if (out->dport == 0)
-		return NET_DROP_UDP_BAD_PORT;
-	out->payload = p + UDP_HLEN;
-	out->payload_len = ulen - UDP_HLEN;
-	return NET_DROP_NONE;
-}
 
 /* Where build's checksum comes from. */
 enum udp_sum { SUM_PAYLOAD, SUM_PARTIAL, SUM_GIVEN };
@@ -101,7 +65,7 @@ udp_build_partial(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
 	             SUM_PARTIAL, 0);
 }
 
-int
+PACKET_TX int
 udp_build_presummed(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
                     uint16_t sport, uint16_t dport, size_t len,
                     uint32_t payload_sum)
