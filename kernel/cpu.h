@@ -76,6 +76,9 @@ struct cpu {
 	uint32_t lapic_ticks_per_ms;
 };
 
+/* spin_cpu_id (kernel/spinlock.h) reads id at %gs:4. */
+_Static_assert(offsetof(struct cpu, id) == 4, "struct cpu: id at offset 4");
+
 extern struct cpu cpus[MAX_CPUS];
 extern int nr_cpus; /* CPUs present (discovered) */
 

@@ -96,7 +96,6 @@ EXPORT_SYMBOL(cancel_work_sync);
 EXPORT_SYMBOL(spin_init);
 EXPORT_SYMBOL(spin_lock_irqsave);
 EXPORT_SYMBOL(spin_unlock_irqrestore);
-EXPORT_SYMBOL(spin_held);
 EXPORT_SYMBOL(mutex_init);
 EXPORT_SYMBOL(mutex_lock);
 EXPORT_SYMBOL(mutex_lock_interruptible);

@@ -170,9 +170,3 @@ spin_is_locked(const spinlock_t *l)
 	uint32_t t = READ_ONCE(l->ticket);
 	return (uint16_t)t != (uint16_t)(t >> 16);
 }
-
-bool
-spin_held(const spinlock_t *l)
-{
-	return l->owner_cpu == this_cpu()->id;
-}

@@ -2,6 +2,8 @@
  * smp: what the multiprocessor primitives promise.
  *  - a ticket spinlock keeps a counter exact under contention from every CPU
  *  - smp_call_on_cpu runs the function on the CPU asked for
+ *  - spin_held, in line, reads the calling CPU's id through %gs: true
+ *    for a lock this CPU took, false after, false for another CPU's
  *  - stop_machine: nothing else runs while its function does
  *  - unmap_page: once it returns, no CPU can read through the old mapping
  *    (and, as a control, without the shootdown a stale entry survives)
@@ -118,6 +120,40 @@ cross_cpu_call(struct ktest *t)
 	}
 	KEXPECT_EQ(t, smp_call_on_cpu(MAX_CPUS, record_cpu, NULL, true),
 	           -ENODEV);
+}
+
+static volatile int id_seen[MAX_CPUS], held_seen[MAX_CPUS];
+
+static void
+check_held_here(void *arg)
+{
+	int slot = (int)(uintptr_t)arg;
+	spinlock_t mine = SPINLOCK_INIT("ktest_mine");
+	spinlock_t theirs = SPINLOCK_INIT("ktest_theirs");
+
+	/* held by another CPU, as far as spin_held can tell */
+	theirs.owner_cpu = (cpu_id() + 1) % MAX_CPUS;
+	id_seen[slot] = spin_cpu_id();
+	spin_lock(&mine); /* interrupts are off in a cross-CPU call */
+	held_seen[slot] = spin_held(&mine) && !spin_held(&theirs);
+	spin_unlock(&mine);
+	if (spin_held(&mine))
+		held_seen[slot] = 0;
+}
+
+static void
+spin_held_reads_this_cpu(struct ktest *t)
+{
+	int ids[MAX_CPUS], n = online_cpus(ids);
+
+	for (int i = 0; i < n; i++) {
+		id_seen[i] = held_seen[i] = -1;
+		KASSERT_TRUE(t,
+		             smp_call_on_cpu(ids[i], check_held_here,
+		                             (void *)(uintptr_t)i, true) == 0);
+		KEXPECT_EQ(t, id_seen[i], ids[i]);
+		KEXPECT_EQ(t, held_seen[i], 1);
+	}
 }
 
 static void
@@ -308,6 +344,7 @@ irq_routed_to_another_cpu(struct ktest *t)
 }
 
 KTEST_SUITE(smp, KTEST_CASE(contended_lock_counter), KTEST_CASE(cross_cpu_call),
+            KTEST_CASE(spin_held_reads_this_cpu),
             KTEST_CASE(stop_machine_exclusive),
             KTEST_CASE(unmap_faults_on_every_cpu),
             KTEST_CASE(stale_tlb_without_shootdown),
