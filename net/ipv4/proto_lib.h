@@ -36,10 +36,11 @@
  * (PACKET_RX) and sending (PACKET_TX): each group together, on a page of
  * its own (boot/kernel.ld), instead of spread over the image in link
  * order.  QEMU's TCG chains a jump to the next translated block only
- * within a page and looks any other up at run time, each lookup costing
- * as much as ~30 simple instructions; on hardware the same grouping
- * spares instruction-cache lines and TLB entries.  Only functions that
- * stay out of line need it (docs/bench.md, session 12).
+ * within a page and looks any other up at run time, each lookup
+ * costing as much as 10 to 30 register adds (`bench jumps`); on
+ * hardware the same grouping spares instruction-cache lines and TLB
+ * entries.  Only functions that stay out of line need it (docs/bench.md,
+ * session 12).
  */
 #if __STDC_HOSTED__
 #define PACKET_RX

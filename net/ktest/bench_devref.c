@@ -33,6 +33,7 @@
 #include <kernel/args.h>
 #include <kernel/bootparam.h>
 #include <kernel/clock.h>
+#include "kernel/ktest/bench_jumps.h"
 #include <kernel/errno.h>
 #include <kernel/module.h>
 #include <kernel/panic.h>
@@ -372,6 +373,10 @@ cmd_bench(int argc, char **argv)
 		return -EINVAL;
 	if (strcmp(a.pos[0], "bounce") == 0)
 		return cmd_bench_bounce(&a);
+	if (strcmp(a.pos[0], "jumps") == 0)
+		return a.npos > 1 ? args_refuse(&a, "unexpected argument '%s'",
+		                                a.pos[1])
+		                  : bench_jumps();
 	if (strcmp(a.pos[0], "devref") != 0)
 		return args_refuse(&a, "unknown benchmark '%s'", a.pos[0]);
 	contended = a.npos >= 2 && strcmp(a.pos[1], "contended") == 0;
@@ -384,7 +389,10 @@ cmd_bench(int argc, char **argv)
 		return -EINVAL;
 	return bench_devref((unsigned)pairs, contended);
 }
-COMMAND(bench, "bench devref [contended] [PAIRS] | bench bounce DEV [on|off]",
+COMMAND(bench,
+        "bench devref [contended] [PAIRS] | bench bounce DEV [on|off] | "
+        "bench jumps",
         "cost of dev_hold/dev_put under each refcount strategy, on one CPU "
-        "or all at once; the raw bounce loop on DEV",
+        "or all at once; the raw bounce loop on DEV; what a call, a return "
+        "and a jump to another page cost",
         cmd_bench);

@@ -51,10 +51,10 @@
  * ("tbprof: blocks:"): TCG chains a block to the next one when the
  * target is known, but looks an indirect target up at run time, and a
  * target on another page than the jumping block too (QEMU chains only
- * within a page).  Each such lookup costs about as much as 30 simple
- * instructions (docs/bench.md, session 12); "tbprof: lookups:" gives
- * them per function (its blocks ending in one, or entered from another
- * page).
+ * within a page).  Each such lookup costs as much as 10 to 30 register
+ * adds (`bench jumps`, docs/bench.md, session 12); "tbprof: lookups:"
+ * gives them per function (its blocks ending in one, or entered from
+ * another page).
  */
 #include <ctype.h>
 #include <errno.h>
