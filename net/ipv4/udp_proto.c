@@ -56,7 +56,7 @@ udp_build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst, uint16_t sport,
 	             SUM_PAYLOAD, 0);
 }
 
-int
+PACKET_TX int
 udp_build_partial(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
                   uint16_t sport, uint16_t dport, const uint8_t *payload,
                   size_t len)
