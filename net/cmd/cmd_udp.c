@@ -59,7 +59,7 @@ echo_count(unsigned long port)
 
 /* In the receive path (net_rx), for the handler-driven service: the
  * datagram goes back in its own skb, as lwIP's raw-API echo does. */
-PACKET_RX static void
+PACKET_TX static void
 echo_handler(struct socket *sk, struct sk_buff *skb,
              const struct sockaddr_in4 *from, void *arg)
 {

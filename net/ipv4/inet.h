@@ -340,6 +340,22 @@ void sock_wake(struct socket *sk);
 
 void udp_init(void);
 extern struct proto_ops udp_proto_ops;
+/* UDP's receive handler and send_skb, which the packet path calls by
+ * name when they are the ones asked for (INDIRECT_CALL_1). */
+void udp_rcv(struct sk_buff *skb, const struct inet_rx_info *ri);
+int udp_send_skb(struct socket *sk, struct sk_buff *skb,
+                 const struct sockaddr_in4 *to);
+
+/*
+ * f(...), called by name when f is expected: the packet path's indirect
+ * calls (a protocol's handler, a socket's send_skb) nearly always reach
+ * UDP's, and under TCG an indirect call is a run-time lookup where a
+ * direct one within a page is chained (`bench jumps`; Linux's
+ * INDIRECT_CALL_1, there against retpolines).
+ */
+#define INDIRECT_CALL_1(f, expected, ...)                                      \
+	(__builtin_expect((f) == (expected), 1) ? (expected)(__VA_ARGS__)      \
+	                                        : (f)(__VA_ARGS__))
 
 /* ---- DHCP, TFTP -------------------------------------------------------- */
 

@@ -118,7 +118,7 @@ ip_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt)
 		return;
 	}
 	INET_INC(ip_delivered);
-	p->handler(skb, &ri);
+	INDIRECT_CALL_1(p->handler, udp_rcv, skb, &ri);
 	module_put(p->owner);
 }
 

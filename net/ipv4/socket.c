@@ -181,7 +181,7 @@ sock_send_skb(struct socket *sk, struct sk_buff *skb,
 		kfree_skb(skb);
 		return r;
 	}
-	return sk->ops->send_skb(sk, skb, to);
+	return INDIRECT_CALL_1(sk->ops->send_skb, udp_send_skb, sk, skb, to);
 }
 
 void

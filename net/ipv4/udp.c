@@ -309,7 +309,7 @@ udp_sendto(struct socket *sk, const void *buf, size_t len,
 
 /* Zero-copy when the skb has the room udp_output needs, as a received
  * one has (the headers it came with); else through a copy. */
-PACKET_TX static int
+PACKET_TX int
 udp_send_skb(struct socket *sk, struct sk_buff *skb,
              const struct sockaddr_in4 *to)
 {
@@ -459,7 +459,7 @@ run_handler(struct socket *sk, struct sk_buff *skb, const struct udp_dgram *d,
 		wake_up(&udp_handlers_done);
 }
 
-PACKET_RX static void
+PACKET_RX void
 udp_rcv(struct sk_buff *skb, const struct inet_rx_info *ri)
 {
 	struct udp_dgram d;
