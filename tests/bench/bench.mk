@@ -51,3 +51,16 @@ bench-insns: deps all
 		sed "s/^tbprof:/bench: insns: $$d:/" $(BUILD)/bench/insns-$$d.txt >> $(BUILD)/bench/insns.txt; \
 	done; grep 'per-unit' $(BUILD)/bench/insns.txt
 .PHONY: bench-insns
+
+# This tree's UDP echo path against another commit's, side by side:
+# BENCH_AB_REF exported with git archive and built in build/bench-ab/ref
+# (kept while the commit is the same), then BENCH_AB_BOOTS alternating
+# boots of each on BENCH_AB_DEV, every round's windowed stack/bounce
+# ratio pooled per tree: medians and quartiles (tests/bench/udp-ab.sh;
+# docs/bench.md, "Comparing two trees").  Not part of make bench.
+BENCH_AB_REF ?= HEAD~1
+BENCH_AB_DEV ?= virtio_net
+BENCH_AB_BOOTS ?= 4
+bench-ab: deps all
+	tests/bench/udp-ab.sh $(BUILD)/bench-ab $(BENCH_AB_REF) $(BENCH_AB_DEV) $(BENCH_AB_BOOTS)
+.PHONY: bench-ab
