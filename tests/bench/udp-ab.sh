@@ -92,5 +92,5 @@ while [ "$i" -lt "$boots" ]; do
 	done
 	i=$((i + 1))
 done
-echo "udp-ab: $dev, $boots boots of each, this tree against $ref ($commit):"
+echo "udp-ab: $dev, $boots boot(s) of each, this tree against $ref ($commit):"
 summary "$out/rounds.txt"
