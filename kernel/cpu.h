@@ -76,7 +76,7 @@ struct cpu {
 	uint32_t lapic_ticks_per_ms;
 };
 
-/* spin_cpu_id (kernel/spinlock.h) reads id at %gs:4. */
+/* this_cpu_id (kernel/spinlock.h) reads id at %gs:4. */
 _Static_assert(offsetof(struct cpu, id) == 4, "struct cpu: id at offset 4");
 
 extern struct cpu cpus[MAX_CPUS];
@@ -93,7 +93,7 @@ this_cpu(void)
 static inline int
 cpu_id(void)
 {
-	return this_cpu()->id;
+	return this_cpu_id(); /* this_cpu()->id in one load */
 }
 
 static inline struct thread *

@@ -41,11 +41,11 @@ bool spin_trylock(spinlock_t *l);
 uint32_t spin_lock_irqsave(spinlock_t *l);
 void spin_unlock_irqrestore(spinlock_t *l, uint32_t flags);
 bool spin_is_locked(const spinlock_t *l);
-/* The calling CPU's id, read through %gs, which is based at its struct
- * cpu: kernel/cpu.h (which includes this file) asserts that id sits at
- * offset 4. */
+/* The calling CPU's id in one load: %gs is based at its struct cpu,
+ * whose id kernel/cpu.h keeps at offset 4 (and asserts so).  Here, as
+ * cpu.h includes this file; cpu_id() is this. */
 static inline int
-spin_cpu_id(void)
+this_cpu_id(void)
 {
 	int id;
 
@@ -58,7 +58,7 @@ spin_cpu_id(void)
 static inline bool
 spin_held(const spinlock_t *l)
 {
-	return l->owner_cpu == spin_cpu_id();
+	return l->owner_cpu == this_cpu_id();
 }
 
 /* Interrupts off, returning the flags to give back; inline, as they

@@ -2,8 +2,9 @@
  * smp: what the multiprocessor primitives promise.
  *  - a ticket spinlock keeps a counter exact under contention from every CPU
  *  - smp_call_on_cpu runs the function on the CPU asked for
- *  - spin_held, in line, reads the calling CPU's id through %gs: true
- *    for a lock this CPU took, false after, false for another CPU's
+ *  - this_cpu_id (cpu_id) reads the calling CPU's id through %gs, and
+ *    spin_held with it is true for a lock this CPU took, false after,
+ *    false for another CPU's
  *  - stop_machine: nothing else runs while its function does
  *  - unmap_page: once it returns, no CPU can read through the old mapping
  *    (and, as a control, without the shootdown a stale entry survives)
@@ -133,7 +134,7 @@ check_held_here(void *arg)
 
 	/* held by another CPU, as far as spin_held can tell */
 	theirs.owner_cpu = (cpu_id() + 1) % MAX_CPUS;
-	id_seen[slot] = spin_cpu_id();
+	id_seen[slot] = this_cpu_id();
 	spin_lock(&mine); /* interrupts are off in a cross-CPU call */
 	held_seen[slot] = spin_held(&mine) && !spin_held(&theirs);
 	spin_unlock(&mine);
