@@ -2,7 +2,8 @@
  * What the pure protocol layer (the *_proto.c, *_hdr.c, *_fsm.c files,
  * neigh_fsm.c, route_table.c, net_drop.c) needs from a C library, and
  * nothing more: memcpy/memset/memcmp, errno values and big-endian loads
- * and stores.  The same files build freestanding for the kernel (where
+ * and stores; and where the kernel image puts the packet path's
+ * functions (PACKET_RX, PACKET_TX: nothing on the host).  The same files build freestanding for the kernel (where
  * kernel/string.h supplies the mem* functions) and hosted for the unit
  * tests and the fuzzer (where libc does).
  *
