@@ -1,6 +1,7 @@
 /*
- * UDP building (RFC 768): udp_build and udp_build_partial; the parser
- * and udp_build_presummed are in line in udp_proto.h.
+ * UDP building (RFC 768): udp_build; the parser and the builders a
+ * reply takes (udp_build_partial, udp_build_presummed) are in line in
+ * udp_proto.h.
  */
 #include "net/ipv4/udp_proto.h"
 #include "net/ipv4/inet_csum.h"
@@ -13,13 +14,4 @@ udp_build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst, uint16_t sport,
 {
 	return udp_build_how(buf, cap, src, dst, sport, dport, payload, len,
 	                     UDP_SUM_PAYLOAD, 0);
-}
-
-PACKET_TX int
-udp_build_partial(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
-                  uint16_t sport, uint16_t dport, const uint8_t *payload,
-                  size_t len)
-{
-	return udp_build_how(buf, cap, src, dst, sport, dport, payload, len,
-	                     UDP_SUM_PARTIAL, 0);
 }

@@ -84,9 +84,8 @@ enum udp_sum { UDP_SUM_PAYLOAD, UDP_SUM_PARTIAL, UDP_SUM_GIVEN };
  * summed here (UDP_SUM_PAYLOAD), from the payload's given sum
  * (UDP_SUM_GIVEN, udp_build_presummed), or left to a device with the
  * pseudo-header's sum in the field (UDP_SUM_PARTIAL, udp_build_partial).
- * In line in each: one call per datagram sent instead of two, and how a
- * constant; in the header for udp_build_presummed, in line in the
- * sender (docs/bench.md, session 12). */
+ * In line in each, with how a constant; the two a reply is built with
+ * are in line in the sender too (docs/bench.md, session 12). */
 static inline __attribute__((always_inline)) int
 udp_build_how(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
               uint16_t sport, uint16_t dport, const uint8_t *payload,
@@ -136,9 +135,14 @@ int udp_build(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
  * complement sum of the datagram from its first byte, inverted, is the
  * checksum udp_build would write.
  */
-int udp_build_partial(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
-                      uint16_t sport, uint16_t dport, const uint8_t *payload,
-                      size_t len);
+static inline int
+udp_build_partial(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
+                  uint16_t sport, uint16_t dport, const uint8_t *payload,
+                  size_t len)
+{
+	return udp_build_how(buf, cap, src, dst, sport, dport, payload, len,
+	                     UDP_SUM_PARTIAL, 0);
+}
 /*
  * udp_build for a payload already in place at buf + UDP_HLEN whose sum
  * is known (payload_sum, as udp_parse gives it for a received one): the
