@@ -578,7 +578,6 @@ socket_registry_and_timeouts(struct ktest *t)
 	sock_close(sk2);
 }
 
-/* Shared with the receive handler and the threads of the case below. */
 /* A UDP socket on port 9 whose datagrams go to fn(arg), with NET_B's
  * MAC already known so that an answer goes out at once; NULL on
  * failure (reported). */
@@ -599,6 +598,7 @@ port9_handler_socket(struct ktest *t, struct net_device *dev,
 	return sk;
 }
 
+/* Shared with the receive handler and the threads of the case below. */
 struct handler_case {
 	struct net_device *dev;
 	struct socket *sk;

@@ -84,6 +84,9 @@ enum slow { SLOW_ATOMIC, SLOW_IRQFLAGS, SLOW_TSC, SLOW_PIO, NSLOW };
  * within a page, since a page's code may be replaced): COUNT_CROSSPAGE,
  * a property of the block pair, counted in account(). */
 enum { COUNT_BLOCKS = NSLOW, COUNT_INDIRECT, COUNT_CROSSPAGE, NCOUNT };
+/* What is counted per symbol: instructions, slow ones, lookups (a
+ * block ending in an indirect jump, or entered from another page). */
+enum { BY_INSNS, BY_SLOW, BY_LOOKUPS, NBY };
 static const char *const slow_names[NSLOW] = {"atomic", "irq-flags", "rdtsc",
                                               "port-io"};
 
@@ -92,9 +95,7 @@ struct unit {
 	int fsym; /* index of func in syms, or -1 */
 	uint64_t count, insns, timer, slow[NCOUNT];
 	int segs;
-	uint64_t *per_sym;     /* instructions per symbol, over its segments */
-	uint64_t *slow_sym;    /* slow instructions per symbol, likewise */
-	uint64_t *lookup_sym;  /* lookups per symbol (see account()) */
+	uint64_t *by_sym[NBY]; /* per symbol, over its segments */
 	uint64_t *marker_segs; /* its segments, by marker symbol */
 };
 
@@ -104,7 +105,7 @@ static uint64_t min_count = 10;
  * take out of the unit segments it starts (bench-boot types `cpus`
  * around every phase; its work is not the unit's). */
 struct baseline {
-	uint64_t segs, insns, slow[NCOUNT], *per_sym, *slow_sym, *lookup_sym;
+	uint64_t segs, insns, slow[NCOUNT], *by_sym[NBY];
 };
 static struct baseline *baselines; /* by marker symbol */
 
@@ -122,7 +123,9 @@ static int prev_indirect = 1;
 struct block {
 	uint32_t addr;
 	uint32_t ninsn;
-	uint16_t slow[NCOUNT]; /* of each kind in the block; COUNT_BLOCKS 0 */
+	/* Of each kind in the block; COUNT_BLOCKS and COUNT_CROSSPAGE stay
+	 * 0 (account() counts them per execution). */
+	uint16_t slow[NCOUNT];
 	uint64_t execs; /* in the current segment, outside timer interrupts */
 	uint64_t xpage; /* of them, entered from a block on another page */
 	int used;
@@ -275,7 +278,7 @@ end_segment(void)
 {
 	struct unit *u = NULL;
 	struct baseline *bl;
-	uint64_t n = 0, *into = NULL, *into_slow = NULL, *into_lookup = NULL;
+	uint64_t n = 0, **into = NULL;
 
 	for (int i = 0; i < nunits && u == NULL; i++) {
 		uint64_t e = execs_of(units[i].fsym);
@@ -287,18 +290,15 @@ end_segment(void)
 	}
 	if (u == NULL && seg_marker >= 0 && !had_unit_event()) {
 		bl = &baselines[seg_marker];
-		if (bl->per_sym == NULL) {
-			bl->per_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
-			bl->slow_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
-			bl->lookup_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
-		}
+		if (bl->by_sym[0] == NULL)
+			for (int k = 0; k < NBY; k++)
+				bl->by_sym[k] =
+				    xcalloc(nsyms + 1, sizeof(uint64_t));
 		bl->segs++;
 		bl->insns += seg_insns;
 		for (int k = 0; k < NCOUNT; k++)
 			bl->slow[k] += seg_slow[k];
-		into = bl->per_sym;
-		into_slow = bl->slow_sym;
-		into_lookup = bl->lookup_sym;
+		into = bl->by_sym;
 	}
 	if (u != NULL) {
 		u->count += n;
@@ -309,9 +309,7 @@ end_segment(void)
 			u->slow[k] += seg_slow[k];
 		if (seg_marker >= 0)
 			u->marker_segs[seg_marker]++;
-		into = u->per_sym;
-		into_slow = u->slow_sym;
-		into_lookup = u->lookup_sym;
+		into = u->by_sym;
 		printf("tbprof: segment %d (%s): %llu instructions (and %llu "
 		       "in timer interrupts), %llu %s, %.0f per %s\n",
 		       nsegs, seg_marker >= 0 ? syms[seg_marker].name : "-",
@@ -328,9 +326,9 @@ end_segment(void)
 
 			for (int k = 0; k < NSLOW; k++)
 				slow += b->slow[k];
-			into[s] += b->execs * b->ninsn;
-			into_slow[s] += b->execs * slow;
-			into_lookup[s] +=
+			into[BY_INSNS][s] += b->execs * b->ninsn;
+			into[BY_SLOW][s] += b->execs * slow;
+			into[BY_LOOKUPS][s] +=
 			    b->execs * b->slow[COUNT_INDIRECT] + b->xpage;
 		}
 		b->execs = 0;
@@ -378,9 +376,10 @@ marker_cost(const struct unit *u, pick_fn pick, long arg)
 }
 
 static uint64_t
-pick_insns(const struct baseline *bl, long s)
+pick_total(const struct baseline *bl, long unused)
 {
-	return s < 0 ? bl->insns : bl->per_sym[s];
+	(void)unused;
+	return bl->insns;
 }
 
 static uint64_t
@@ -389,23 +388,26 @@ pick_slow(const struct baseline *bl, long k)
 	return bl->slow[k];
 }
 
+/* arg: symbol * NBY + kind */
 static uint64_t
-pick_slow_sym(const struct baseline *bl, long s)
+pick_sym(const struct baseline *bl, long arg)
 {
-	return bl->slow_sym[s];
+	return bl->by_sym[arg % NBY][arg / NBY];
 }
 
+/* Symbol s's count of a kind (BY_*) per unit, less its commands' own. */
 static double
-per_unit(const struct unit *u, size_t s)
+sym_per_unit(const struct unit *u, int kind, size_t s)
 {
-	return ((double)u->per_sym[s] - marker_cost(u, pick_insns, (long)s)) /
+	return ((double)u->by_sym[kind][s] -
+	        marker_cost(u, pick_sym, (long)s * NBY + kind)) /
 	       (double)u->count;
 }
 
 static double
 total_per_unit(const struct unit *u)
 {
-	return ((double)u->insns - marker_cost(u, pick_insns, -1)) /
+	return ((double)u->insns - marker_cost(u, pick_total, 0)) /
 	       (double)u->count;
 }
 
@@ -416,39 +418,17 @@ slow_per_unit(const struct unit *u, int k)
 	       (double)u->count;
 }
 
-static uint64_t
-pick_lookup_sym(const struct baseline *bl, long s)
-{
-	return bl->lookup_sym[s];
-}
-
-/* Lookups of symbol s: its blocks that end in an indirect jump, and its
- * blocks entered from another page. */
-static double
-lookup_sym_per_unit(const struct unit *u, size_t s)
-{
-	return ((double)u->lookup_sym[s] -
-	        marker_cost(u, pick_lookup_sym, (long)s)) /
-	       (double)u->count;
-}
-
-static double
-slow_sym_per_unit(const struct unit *u, size_t s)
-{
-	return ((double)u->slow_sym[s] -
-	        marker_cost(u, pick_slow_sym, (long)s)) /
-	       (double)u->count;
-}
-
-/* Every symbol's a - b by per(), largest first, the top ones down to
- * min: "PREFIX   SYMBOL  DIFF  (A / B)", width and decimals given. */
+/* Every symbol's a - b of a kind (BY_*), largest first, the top ones
+ * down to min: "PREFIX   SYMBOL  DIFF  (A / B)", width and decimals
+ * given. */
 static void
 print_diffs(double (*rows)[2], const struct unit *a, const struct unit *b,
-            double (*per)(const struct unit *, size_t), double min, int top,
-            const char *prefix, int width, int prec)
+            int kind, double min, int top, const char *prefix, int width,
+            int prec)
 {
 	for (size_t s = 0; s <= nsyms; s++) {
-		rows[s][0] = per(a, s) - per(b, s);
+		rows[s][0] =
+		    sym_per_unit(a, kind, s) - sym_per_unit(b, kind, s);
 		rows[s][1] = (double)s;
 	}
 	qsort(rows, nsyms + 1, sizeof(*rows), by_desc);
@@ -456,8 +436,8 @@ print_diffs(double (*rows)[2], const struct unit *a, const struct unit *b,
 		size_t s = (size_t)rows[k][1];
 
 		printf("%s   %-28s %*.*f  (%.*f / %.*f)\n", prefix, sym_name(s),
-		       width, prec, rows[k][0], prec, per(a, s), prec,
-		       per(b, s));
+		       width, prec, rows[k][0], prec, sym_per_unit(a, kind, s),
+		       prec, sym_per_unit(b, kind, s));
 	}
 }
 
@@ -481,7 +461,7 @@ report(int top)
 		       total_per_unit(u), u->name,
 		       (double)u->timer / (double)u->count);
 		for (size_t s = 0; s <= nsyms; s++) {
-			rows[s][0] = per_unit(u, s);
+			rows[s][0] = sym_per_unit(u, BY_INSNS, s);
 			rows[s][1] = (double)s;
 		}
 		qsort(rows, nsyms + 1, sizeof(*rows), by_desc);
@@ -496,7 +476,7 @@ report(int top)
 		printf("tbprof: diff: instructions per unit, %s - %s, "
 		       "largest first:\n",
 		       a->name, b->name);
-		print_diffs(rows, a, b, per_unit, 1, top, "tbprof:", 8, 0);
+		print_diffs(rows, a, b, BY_INSNS, 1, top, "tbprof:", 8, 0);
 		printf("tbprof: per-unit: %s %.0f, %s %.0f, %s/%s %.2f\n",
 		       a->name, ta, b->name, tb, a->name, b->name, ta / tb);
 		printf("tbprof: slow: instructions run out of line per unit, "
@@ -506,8 +486,8 @@ report(int top)
 			printf("%s %s %.1f / %.1f", k ? "," : "", slow_names[k],
 			       slow_per_unit(a, k), slow_per_unit(b, k));
 		printf("\n");
-		print_diffs(rows, a, b, slow_sym_per_unit, 0.05, top,
-		            "tbprof: slow:", 6, 1);
+		print_diffs(rows, a, b, BY_SLOW, 0.05, top, "tbprof: slow:", 6,
+		            1);
 		printf("tbprof: blocks: executed per unit, %s / %s: %.1f / "
 		       "%.1f, ending in an indirect jump (ret, call *, jmp *) "
 		       "%.1f / %.1f, entered from another page %.1f / %.1f\n",
@@ -517,7 +497,7 @@ report(int top)
 		       slow_per_unit(b, COUNT_INDIRECT),
 		       slow_per_unit(a, COUNT_CROSSPAGE),
 		       slow_per_unit(b, COUNT_CROSSPAGE));
-		print_diffs(rows, a, b, lookup_sym_per_unit, 0.05, top,
+		print_diffs(rows, a, b, BY_LOOKUPS, 0.05, top,
 		            "tbprof: lookups:", 6, 1);
 	}
 	free(rows);
@@ -720,9 +700,9 @@ main(int argc, char **argv)
 		                "timer interrupts are not told apart\n");
 	for (int i = 0; i < nunits; i++) {
 		units[i].fsym = sym_exact(units[i].func);
-		units[i].per_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
-		units[i].slow_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
-		units[i].lookup_sym = xcalloc(nsyms + 1, sizeof(uint64_t));
+		for (int k = 0; k < NBY; k++)
+			units[i].by_sym[k] =
+			    xcalloc(nsyms + 1, sizeof(uint64_t));
 		units[i].marker_segs = xcalloc(nsyms, sizeof(uint64_t));
 		if (units[i].fsym < 0)
 			fprintf(stderr, "tbprof: no symbol %s\n",
