@@ -85,9 +85,7 @@ extern int nr_cpus; /* CPUs present (discovered) */
 static inline struct cpu *
 this_cpu(void)
 {
-	struct cpu *c;
-	__asm__ volatile("movl %%gs:0, %0" : "=r"(c));
-	return c;
+	return (struct cpu *)(uintptr_t)gs_read32(0);
 }
 
 static inline int

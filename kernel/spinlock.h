@@ -47,10 +47,7 @@ bool spin_is_locked(const spinlock_t *l);
 static inline int
 this_cpu_id(void)
 {
-	int id;
-
-	__asm__ volatile("movl %%gs:4, %0" : "=r"(id));
-	return id;
+	return (int)gs_read32(4);
 }
 
 /* True if the calling CPU holds the lock (for assertions).  In line:

@@ -176,6 +176,14 @@ read_ebp(void)
 	return v;
 }
 
+/* The 32 bits at %gs:off (the calling CPU's struct cpu: kernel/cpu.h). */
+#define gs_read32(off)                                                         \
+	({                                                                     \
+		uint32_t v_;                                                   \
+		__asm__ volatile("movl %%gs:%c1, %0" : "=r"(v_) : "i"(off));   \
+		v_;                                                            \
+	})
+
 #define barrier()        __asm__ volatile("" ::: "memory")
 #define mb()             __asm__ volatile("mfence" ::: "memory")
 #define READ_ONCE(x)     (*(const volatile __typeof__(x) *)&(x))
