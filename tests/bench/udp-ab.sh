@@ -29,13 +29,13 @@ summary() {
 	[ -r "$1" ] || { echo "udp-ab: $1: cannot read" >&2; exit 2; }
 	tmp=$(mktemp -d)
 	for t in $(awk 'NF == 3 && $3 > 0 { print $1 }' "$1" | sort -u); do
-		awk -v t="$t" '$1 == t && NF == 3 && $3 > 0 { print $2 / $3 }' "$1" |
-			sort -n > "$tmp/ratios"
-		awk -v t="$t" '$1 == t && NF == 3 && $3 > 0 { print $2 }' "$1" |
-			sort -n > "$tmp/stack"
-		awk -v t="$t" '$1 == t && NF == 3 && $3 > 0 { print $3 }' "$1" |
-			sort -n > "$tmp/bounce"
-		awk -v t="$t" -v s="$tmp/stack" -v b="$tmp/bounce" '
+		# the tree's rounds as ratio, stack, bounce; each column sorted
+		awk -v t="$t" '$1 == t && NF == 3 && $3 > 0 { print $2 / $3, $2, $3 }' \
+			"$1" > "$tmp/rounds"
+		for c in 1 2 3; do
+			cut -d' ' -f$c "$tmp/rounds" | sort -n > "$tmp/col$c"
+		done
+		awk -v t="$t" -v s="$tmp/col2" -v b="$tmp/col3" '
 			function q(a, n, f) { return a[int(f * (n - 1)) + 1] }
 			function med(a, n) {
 				return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -48,7 +48,7 @@ summary() {
 				    "median %.3f (quartiles %.3f-%.3f); stack %.0f, " \
 				    "bounce %.0f frames/s (medians)\n", t, NR, med(r, NR),
 				    q(r, NR, 0.25), q(r, NR, 0.75), med(st, ns), med(bo, nb)
-			}' "$tmp/ratios"
+			}' "$tmp/col1"
 	done
 	rm -rf "$tmp"
 }
@@ -81,7 +81,10 @@ fi
 : > "$out/rounds.txt"
 i=0
 while [ "$i" -lt "$boots" ]; do
-	for t in ref this; do
+	# each tree boots first as often as second
+	order="ref this"
+	[ $((i % 2)) -eq 1 ] && order="this ref"
+	for t in $order; do
 		if [ $t = ref ]; then b=$out/ref/build; else b=build; fi
 		"$b/host/bench-boot" -u 1 -n 6 -d "$dev" -a netautoload=0 \
 			-i "$b/modules/e1000.ko,$b/modules/virtio_net.ko" \
