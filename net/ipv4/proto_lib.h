@@ -35,8 +35,8 @@
 /*
  * Where the kernel puts the functions a packet passes through, receiving
  * (PACKET_RX) and sending (PACKET_TX): each group together, on a page of
- * its own (boot/kernel.ld), instead of spread over the image in link
- * order.  QEMU's TCG chains a jump to the next translated block only
+ * its own (boot/kernel.ld, whose link fails if either outgrows it),
+ * instead of spread over the image in link order.  QEMU's TCG chains a jump to the next translated block only
  * within a page and looks any other up at run time, each lookup
  * costing as much as 10 to 30 register adds (`bench jumps`); on
  * hardware the same grouping spares instruction-cache lines and TLB
