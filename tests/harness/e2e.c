@@ -479,6 +479,7 @@ check_interrupt(void)
 	char *pidtext = NULL;
 	int wstatus = 0;
 	pid_t h, fake = 0;
+	bool hung = false;
 	int64_t until;
 
 	unlink(pidfile);
@@ -493,30 +494,36 @@ check_interrupt(void)
 		      (char *)NULL);
 		_exit(127);
 	}
-	for (until = now_ms() + 5000; now_ms() < until; usleep(50000)) {
+	/* The fake QEMU's pid, then "hang" once the harness has typed the
+	 * command and waits for what never comes.  The limits only bound a
+	 * failure; a busy machine takes seconds to start a process. */
+	for (until = now_ms() + 60000; now_ms() < until; usleep(50000)) {
 		free(pidtext);
 		pidtext = read_file(pidfile);
-		if (pidtext != NULL && (fake = atoi(pidtext)) > 0)
+		fake = pidtext != NULL ? atoi(pidtext) : 0;
+		hung = fake > 0 && strstr(pidtext, "\nhang\n") != NULL;
+		if (hung)
 			break;
 	}
 	free(pidtext);
-	if (fake <= 0) {
+	if (!hung) {
 		kill(h, SIGKILL);
 		waitpid(h, NULL, 0);
-		return "fake QEMU never started";
+		if (fake > 0)
+			kill(fake, SIGKILL);
+		return "fake QEMU never started, or never got the hang command";
 	}
-	usleep(300000);
 	kill(h, SIGINT);
-	for (until = now_ms() + 5000; now_ms() < until; usleep(20000))
+	for (until = now_ms() + 30000; now_ms() < until; usleep(20000))
 		if (waitpid(h, &wstatus, WNOHANG) == h)
 			break;
 	if (now_ms() >= until) {
 		kill(h, SIGKILL);
 		waitpid(h, NULL, 0);
 		kill(fake, SIGKILL);
-		return "harness still running 5s after SIGINT";
+		return "harness still running 30 s after SIGINT";
 	}
-	for (until = now_ms() + 2000; now_ms() < until && !gone(fake);)
+	for (until = now_ms() + 30000; now_ms() < until && !gone(fake);)
 		usleep(20000);
 	if (!gone(fake)) {
 		kill(fake, SIGKILL);

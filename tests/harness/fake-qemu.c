@@ -10,7 +10,8 @@
  * interrupt; `freeze` answers nothing.  Boot-time behaviour comes from
  * -append, like the kernel:
  *   fake.boot=hang|panic  ktest=all
- * FAKE_QEMU_PIDFILE=path makes it record its pid (to check it was killed).
+ * FAKE_QEMU_PIDFILE=path makes it record its pid (to check it was killed),
+ * and then a line "hang" when the shell hangs (the harness is waiting).
  */
 #include <signal.h>
 #include <stdbool.h>
@@ -117,6 +118,19 @@ hang_cut(bool cut)
 			freeze();
 		if (c == 0x14)
 			hang_dump(cut);
+	}
+}
+
+/* For FAKE_QEMU_PIDFILE's reader: the harness has sent `hang` and waits. */
+static void
+note_hang(void)
+{
+	const char *pidfile = getenv("FAKE_QEMU_PIDFILE");
+	FILE *f = pidfile != NULL ? fopen(pidfile, "a") : NULL;
+
+	if (f != NULL) {
+		fputs("hang\n", f);
+		fclose(f);
 	}
 }
 
@@ -243,6 +257,7 @@ execute(char *line)
 	} else if (strcmp(line, "panic") == 0) {
 		panic(*arg ? arg : "requested from the shell");
 	} else if (strcmp(line, "hang") == 0) {
+		note_hang();
 		hang_cut(strcmp(arg, "cut") == 0);
 	} else if (strcmp(line, "freeze") == 0) {
 		freeze();

@@ -137,9 +137,11 @@ run_var(const char *name, void *ctx)
 static void
 reap_qemu(struct run *R)
 {
-	int64_t until = now_ms() + 5000;
+	int64_t until = now_ms() + 30000;
 
-	/* The pipe closes as QEMU exits; give it a moment to finish. */
+	/* The pipe closes as QEMU exits; give it time to finish (seconds
+	 * on a busy machine: a kill here would turn its status into
+	 * SIGKILL and fail an `exit` check). */
 	while (R->qemu > 0) {
 		pid_t p = waitpid(R->qemu, &R->wstatus, WNOHANG);
 
