@@ -7,13 +7,17 @@
  *
  * While rmmod waits the listener is closed (tcp_echo_pause: stop taking
  * new work) and reopened on the same port if the unload is abandoned;
- * connections already open carry on either way.  Everything here is
- * under tcp_lock.
+ * connections already open carry on either way, also those the
+ * handshake completed but the work has not yet accepted: the pause
+ * accepts them first, since closing a listener resets the children it
+ * still owns.  Everything here is under tcp_lock.
  */
 #include "net/tcp/ko/tcp_mod.h"
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
 #include <kernel/list.h>
+#include <kernel/module.h>
+#include <kernel/panic.h>
 #include <kernel/printk.h>
 #include <kernel/timer.h>
 
@@ -35,6 +39,13 @@ static uint16_t echo_port; /* nonzero while the service is on */
 static bool paused;
 static unsigned long served;
 static LIST_HEAD(conns);
+
+/* A server slow to accept, for tests of what an unload does with the
+ * connections waiting in the listener's accept queue (tcp-unload.scn). */
+static bool echo_hold;
+MODULE_PARAM(echo_hold, BOOL,
+             "test: the echo work leaves new connections in the accept "
+             "queue (only an unload's pause takes them)");
 
 uint16_t
 tcp_echo_port(void)
@@ -163,13 +174,15 @@ conn_pump(struct echo_conn *c)
 	}
 }
 
-void
-tcp_echo_work(void)
+/* Lock held: every connection waiting in the listener's accept queue
+ * becomes one of ours (with no memory for it, it is reset). */
+static void
+accept_all(void)
 {
-	struct echo_conn *c, *next;
+	struct echo_conn *c;
 	struct tcp_pcb *p;
-	uint32_t f = tcp_lock_irqsave();
 
+	ASSERT(spin_held(&tcp_lock));
 	while (listener != NULL && tcp_accept(listener, &p) == 0) {
 		c = kmalloc(sizeof(*c), TCP_TAG);
 		if (c == NULL) {
@@ -184,6 +197,16 @@ tcp_echo_work(void)
 		tcp_set_user(p, c);
 		list_add_tail(&c->link, &conns);
 	}
+}
+
+void
+tcp_echo_work(void)
+{
+	struct echo_conn *c, *next;
+	uint32_t f = tcp_lock_irqsave();
+
+	if (!echo_hold)
+		accept_all();
 	list_for_each_entry_safe(c, next, &conns, link)
 		conn_pump(c);
 	tcp_unlock_flush(f);
@@ -192,13 +215,22 @@ tcp_echo_work(void)
 void
 tcp_echo_pause(void)
 {
+	bool adopted = false;
 	uint32_t f = tcp_lock_irqsave();
 
 	if (echo_port != 0 && listener != NULL) {
+		/* Established connections are open ones: keep them, so
+		 * that only half-open children go with the listener. */
+		struct list_head *last = conns.prev;
+
+		accept_all();
+		adopted = conns.prev != last;
 		close_listener();
 		paused = true;
 	}
 	tcp_unlock_flush(f);
+	if (adopted)
+		tcp_kick(); /* their data may be waiting already */
 }
 
 void
