@@ -266,8 +266,8 @@ tcp_echo_abort_all(void)
 void
 tcp_echo_exit(void)
 {
+	tcp_echo_pause(); /* first: it may adopt connections to abort */
 	tcp_echo_abort_all();
-	tcp_echo_pause();
 	echo_port = 0;
 	paused = false;
 }
