@@ -348,6 +348,33 @@ on_typed(struct line *l, const char *file, void *ctx)
  * median of the rounds' own ratios, not a ratio of two medians. */
 static double udp_ratio[MAXROWS][2][3];
 
+/* Every udp-round line's frames ratio, per NIC (e1000, virtio-net): the
+ * fast path is the same code in every refmode, so all of a NIC's
+ * rounds together are the run's best estimate of its ratio. */
+#define MAXROUNDS 256
+static double udp_rounds[2][MAXROUNDS];
+static int n_udp_rounds[2];
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorts v; its median (the mean of the middle two for an even count),
+ * and the values a quarter and three quarters of the way (nearest rank
+ * below), as tests/bench/udp-ab.sh gives them. */
+static void
+median_quartiles(double *v, int n, double out[3])
+{
+	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+	out[0] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	out[1] = v[(int)(0.25 * (n - 1))];
+	out[2] = v[(int)(0.75 * (n - 1))];
+}
+
 static void
 on_udp(struct line *l, const char *file, void *ctx)
 {
@@ -368,6 +395,16 @@ on_udp(struct line *l, const char *file, void *ctx)
 		if (strcmp(name, "wait/atomic") == 0)
 			snprintf(udp_costs + n, sizeof(udp_costs) - n,
 			         "    %s\n", l->text + 7);
+		return;
+	}
+	if (strcmp(l->tok[1], "udp-round:") == 0) {
+		int nic = d ? 1 : 0;
+		double x;
+
+		/* "... (0.95x)" */
+		if (sscanf(l->tok[l->ntok - 1], "(%lfx)", &x) == 1 &&
+		    n_udp_rounds[nic] < MAXROUNDS)
+			udp_rounds[nic][n_udp_rounds[nic]++] = x;
 		return;
 	}
 	k = row(&udp, name);
@@ -840,11 +877,29 @@ report(FILE *f)
 				cell(f, v[2], "%.0f");
 				cell(f, v[3], "%.0f");
 				cell(f, r[1], "%.2f");
-				fprintf(f, " | %.3f / %.3f", v[4], v[5]);
+				if (v[4] < 0 || v[5] < 0)
+					fprintf(f, " | -");
+				else
+					fprintf(f, " | %.3f / %.3f", v[4],
+					        v[5]);
 				cell(f, r[2], "%.2f");
 				fprintf(f, " |\n");
 			}
 		}
+	}
+	for (int nic = 0; nic < 2; nic++) {
+		double m[3];
+
+		if (n_udp_rounds[nic] == 0)
+			continue;
+		median_quartiles(udp_rounds[nic], n_udp_rounds[nic], m);
+		fprintf(f,
+		        "\n%s, 16 in flight, every round of every refmode "
+		        "together (the fast path is the same code in each): "
+		        "stack/bounce frames median %.2f (quartiles "
+		        "%.2f-%.2f) over %d rounds.\n",
+		        nic ? "virtio-net" : "e1000", m[0], m[1], m[2],
+		        n_udp_rounds[nic]);
 	}
 	if (ninsns > 0) {
 		fprintf(f,
