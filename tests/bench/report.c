@@ -121,7 +121,7 @@ each_line(const char *pattern, const char *prefix, line_fn fn, void *ctx)
 
 /* ---- tables of named rows ------------------------------------------------ */
 
-#define NCOL 12
+#define NCOL 18
 
 struct table {
 	int n;
@@ -337,17 +337,6 @@ on_typed(struct line *l, const char *file, void *ctx)
 	}
 }
 
-/*
- * UDP, a row per refmode/devref; columns per driver d (0 e1000, 1
- * virtio_net) at 6*d + : 0 stack round trips/s, 1 bounce round trips/s,
- * 2 stack frames/s, 3 bounce frames/s, 4 stack median rtt, 5 bounce
- * median rtt.
- */
-/* Per row and NIC (e1000, virtio-net), the stack/bounce ratios of round
- * trips, frames and the median rtt as bench-boot gives them: each the
- * median of the rounds' own ratios, not a ratio of two medians. */
-static double udp_ratio[MAXROWS][2][3];
-
 /* Every udp-round line's frames ratio, per NIC (e1000, virtio-net): the
  * fast path is the same code in every refmode, so all of a NIC's
  * rounds together are the run's best estimate of its ratio. */
@@ -375,6 +364,14 @@ median_quartiles(double *v, int n, double out[3])
 	out[2] = v[(int)(0.75 * (n - 1))];
 }
 
+/*
+ * UDP, a row per refmode/devref; columns per driver d (0 e1000, 1
+ * virtio_net) at 9*d + : 0 stack round trips/s, 1 bounce round trips/s,
+ * 2 stack frames/s, 3 bounce frames/s, 4 stack median rtt, 5 bounce
+ * median rtt; then the stack/bounce ratios as bench-boot gives them
+ * (each the median of the rounds' own ratios, not a ratio of two
+ * medians): 6 round trips, 7 frames, 8 median rtt (bounce over stack).
+ */
 static void
 on_udp(struct line *l, const char *file, void *ctx)
 {
@@ -388,7 +385,7 @@ on_udp(struct line *l, const char *file, void *ctx)
 	param(l->text, "refmode", r, sizeof(r));
 	param(l->text, "devref", dr, sizeof(dr));
 	snprintf(name, sizeof(name), "%s/%s", r, dr);
-	d = strcmp(l->tok[2], "e1000") == 0 ? 0 : 6;
+	d = strcmp(l->tok[2], "e1000") == 0 ? 0 : 9;
 	if (strcmp(l->tok[1], "udp-cost:") == 0) {
 		size_t n = strlen(udp_costs);
 		/* one strategy is enough to see where the events are */
@@ -411,18 +408,18 @@ on_udp(struct line *l, const char *file, void *ctx)
 	if (strcmp(l->tok[1], "udp-path:") == 0) {
 		const char *p = strstr(l->text, "round trips/s stack ");
 		const char *q = strstr(l->text, "frames/s stack ");
-		double *r = udp_ratio[k][d ? 1 : 0];
+		double *v = udp.v[k] + d;
 
 		if (p != NULL)
 			sscanf(p, "round trips/s stack %lf bounce %lf (%lfx)",
-			       &udp.v[k][d], &udp.v[k][d + 1], &r[0]);
+			       &v[0], &v[1], &v[6]);
 		if (q != NULL)
-			sscanf(q, "frames/s stack %lf bounce %lf (%lfx)",
-			       &udp.v[k][d + 2], &udp.v[k][d + 3], &r[1]);
+			sscanf(q, "frames/s stack %lf bounce %lf (%lfx)", &v[2],
+			       &v[3], &v[7]);
 		q = strstr(l->text, "median rtt ms stack ");
 		if (q != NULL)
 			sscanf(q, "median rtt ms stack %lf bounce %lf (%lfx)",
-			       &udp.v[k][d + 4], &udp.v[k][d + 5], &r[2]);
+			       &v[4], &v[5], &v[8]);
 	}
 }
 
@@ -584,7 +581,7 @@ plots(void)
 	FILE *f = fopen("plots.gp", "w");
 	static const int c2[] = {0, 1}, c4[] = {0, 1, 2, 3, 4, 5},
 	                 cty[] = {0, 1, 2, 3, 4, 5, 6, 7, 8},
-	                 cudp[] = {0, 1, 6, 7, 2, 3, 8, 9}, c3[] = {0, 1, 2};
+	                 cudp[] = {0, 1, 9, 10, 2, 3, 11, 12}, c3[] = {0, 1, 2};
 
 	if (f == NULL)
 		return;
@@ -857,7 +854,7 @@ report(FILE *f)
 		        "boot: the median of the rounds' own ratios, so it "
 		        "need not be the ratio of the two medians beside "
 		        "it.\n");
-		for (int d = 0; d < 12; d += 6) {
+		for (int d = 0; d < 18; d += 9) {
 			fprintf(
 			    f,
 			    "\n| %s: refmode/devref | stack rt/s | bounce "
@@ -868,21 +865,20 @@ report(FILE *f)
 			    d ? "virtio-net" : "e1000");
 			for (int i = 0; i < udp.n; i++) {
 				double *v = udp.v[i] + d;
-				double *r = udp_ratio[i][d ? 1 : 0];
 
 				fprintf(f, "| %s", udp.name[i]);
 				cell(f, v[0], "%.0f");
 				cell(f, v[1], "%.0f");
-				cell(f, r[0], "%.2f");
+				cell(f, v[6], "%.2f");
 				cell(f, v[2], "%.0f");
 				cell(f, v[3], "%.0f");
-				cell(f, r[1], "%.2f");
+				cell(f, v[7], "%.2f");
 				if (v[4] < 0 || v[5] < 0)
 					fprintf(f, " | -");
 				else
 					fprintf(f, " | %.3f / %.3f", v[4],
 					        v[5]);
-				cell(f, r[2], "%.2f");
+				cell(f, v[8], "%.2f");
 				fprintf(f, " |\n");
 			}
 		}
@@ -1018,10 +1014,6 @@ main(int argc, char **argv)
 	each_line("logs/rmmod-first-*.log", "rmmod: ", on_first_rmmod, NULL);
 	each_line("boot.txt", "bench: boot", on_boot, NULL);
 	each_line("typed.txt", "bench: typed:", on_typed, NULL);
-	for (int i = 0; i < MAXROWS; i++) /* "-" unless a line gives them */
-		for (int n = 0; n < 2; n++)
-			for (int c = 0; c < 3; c++)
-				udp_ratio[i][n][c] = -1;
 	each_line("udp.txt", "bench: udp", on_udp, NULL);
 	each_line("insns.txt", "bench: insns:", on_insns, NULL);
 	each_line("tcp.txt", "bench: tcp:", on_tcp, NULL);
