@@ -175,12 +175,14 @@ conn_pump(struct echo_conn *c)
 }
 
 /* Lock held: every connection waiting in the listener's accept queue
- * becomes one of ours (with no memory for it, it is reset). */
-static void
+ * becomes one of ours (with no memory for it, it is reset); how many
+ * did. */
+static unsigned
 accept_all(void)
 {
 	struct echo_conn *c;
 	struct tcp_pcb *p;
+	unsigned n = 0;
 
 	ASSERT(spin_held(&tcp_lock));
 	while (listener != NULL && tcp_accept(listener, &p) == 0) {
@@ -196,7 +198,9 @@ accept_all(void)
 		c->eof = false;
 		tcp_set_user(p, c);
 		list_add_tail(&c->link, &conns);
+		n++;
 	}
+	return n;
 }
 
 void
@@ -215,21 +219,18 @@ tcp_echo_work(void)
 void
 tcp_echo_pause(void)
 {
-	bool adopted = false;
+	unsigned adopted = 0;
 	uint32_t f = tcp_lock_irqsave();
 
 	if (echo_port != 0 && listener != NULL) {
 		/* Established connections are open ones: keep them, so
 		 * that only half-open children go with the listener. */
-		struct list_head *last = conns.prev;
-
-		accept_all();
-		adopted = conns.prev != last;
+		adopted = accept_all();
 		close_listener();
 		paused = true;
 	}
 	tcp_unlock_flush(f);
-	if (adopted)
+	if (adopted != 0)
 		tcp_kick(); /* their data may be waiting already */
 }
 
