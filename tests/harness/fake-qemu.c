@@ -121,15 +121,15 @@ hang_cut(bool cut)
 	}
 }
 
-/* For FAKE_QEMU_PIDFILE's reader: the harness has sent `hang` and waits. */
+/* A line for FAKE_QEMU_PIDFILE's reader (mode "w" starts the file). */
 static void
-note_hang(void)
+pidfile_note(const char *mode, const char *line)
 {
 	const char *pidfile = getenv("FAKE_QEMU_PIDFILE");
-	FILE *f = pidfile != NULL ? fopen(pidfile, "a") : NULL;
+	FILE *f = pidfile != NULL ? fopen(pidfile, mode) : NULL;
 
 	if (f != NULL) {
-		fputs("hang\n", f);
+		fputs(line, f);
 		fclose(f);
 	}
 }
@@ -257,7 +257,7 @@ execute(char *line)
 	} else if (strcmp(line, "panic") == 0) {
 		panic(*arg ? arg : "requested from the shell");
 	} else if (strcmp(line, "hang") == 0) {
-		note_hang();
+		pidfile_note("a", "hang\n"); /* the harness sent it, waits */
 		hang_cut(strcmp(arg, "cut") == 0);
 	} else if (strcmp(line, "freeze") == 0) {
 		freeze();
@@ -313,7 +313,6 @@ shell(void)
 int
 main(int argc, char **argv)
 {
-	const char *pidfile = getenv("FAKE_QEMU_PIDFILE");
 	char buf[600];
 
 	g_argc = argc;
@@ -321,14 +320,8 @@ main(int argc, char **argv)
 	for (int i = 1; i + 1 < argc; i++)
 		if (strcmp(argv[i], "-append") == 0)
 			g_cmdline = argv[i + 1];
-	if (pidfile != NULL) {
-		FILE *f = fopen(pidfile, "w");
-
-		if (f != NULL) {
-			fprintf(f, "%d\n", (int)getpid());
-			fclose(f);
-		}
-	}
+	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	pidfile_note("w", buf);
 	snprintf(buf, sizeof(buf), "[    0.000000] fake modref, cmdline '%s'",
 	         g_cmdline);
 	outl(buf);
