@@ -118,6 +118,7 @@ one_op(struct lt_worker *w, uint32_t idx)
 	int r;
 
 	fc.nth = 1 + lt_below(w, 16);
+	w->verdict = NULL;
 	out_capture_begin(&w->out);
 	if (inject)
 		fault_set(&fc);
@@ -142,6 +143,8 @@ one_op(struct lt_worker *w, uint32_t idx)
 	__atomic_add_fetch(&run->done_ops, 1, __ATOMIC_RELAXED);
 	if (fc.injected == 0 && !op_ok(&lt_ops[k], r))
 		fail(w, &rec, "unexpected result");
+	else if (fc.injected == 0 && w->verdict != NULL)
+		fail(w, &rec, w->verdict);
 }
 
 static uint32_t

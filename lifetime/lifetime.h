@@ -68,6 +68,9 @@ struct lt_worker {
 	 * after timer_del), so the timer reads it whole. */
 	char watched[48];
 	struct out_capture out;
+	/* Set by an op whose outcome breaks a rule its ok list cannot
+	 * say (ops.c, pinned_check): the run fails with this reason. */
+	const char *verdict;
 	struct lt_rec ring[LT_RING];
 	uint32_t nrec;
 	volatile bool done;

@@ -10,6 +10,7 @@
  */
 #include "lifetime/lifetime.h"
 #include "modloader/module_internal.h"
+#include "net/core/refmode.h"
 #include "net/ipv4/inet.h"
 #include <kernel/hangdump.h>
 #include <kernel/errno.h>
@@ -263,6 +264,36 @@ rmmod_stuck(struct lt_worker *w, const char *name, int flags)
 	return -ETIMEDOUT;
 }
 
+/* Under refmode=pinned a module, once LIVE, stays loaded for good, so
+ * every rmmod flavour of a module that was LIVE when the op began must
+ * answer EPERM: not EBUSY (a policy checked too late), not success.
+ * One not loaded, still COMING or kept after a failed init may
+ * legitimately answer ENOENT, EBUSY or 0 (freed).  pinned_live says,
+ * before the op, whether the rule applies; pinned_check judges after. */
+static bool
+pinned_live(const char *name)
+{
+	struct module *mod;
+	bool live;
+
+	if (netdev_refmode != REFMODE_PINNED)
+		return false;
+	mutex_lock(&module_mutex);
+	mod = module_find(name);
+	live = mod != NULL && mod->state == MODULE_STATE_LIVE;
+	mutex_unlock(&module_mutex);
+	return live;
+}
+
+static int
+pinned_check(struct lt_worker *w, bool live, int r)
+{
+	if (live && r != -EPERM)
+		w->verdict = "refmode=pinned: rmmod of a LIVE module must "
+		             "answer EPERM";
+	return r;
+}
+
 /* rmmod and rmmod -f wait (for holders the run lets go of by itself):
  * a watchdog turns a stuck wait into EINTR, which is not an accepted
  * outcome, unless it is tcp.ko waiting for TCP peers (rmmod_stuck). */
@@ -270,6 +301,7 @@ static int
 rmmod_waiting(struct lt_worker *w, uint32_t arg, int flags)
 {
 	const char *name = mod_of(w, arg);
+	bool live = pinned_live(name);
 	uint64_t t0 = now_us();
 	int r;
 
@@ -285,7 +317,7 @@ rmmod_waiting(struct lt_worker *w, uint32_t arg, int flags)
 	} else if (r == -EINTR) {
 		r = rmmod_stuck(w, name, flags);
 	}
-	return r;
+	return pinned_check(w, live, r);
 }
 
 static int
@@ -303,25 +335,29 @@ op_rmmod_f(struct lt_worker *w, uint32_t arg)
 static int
 op_rmmod_n(struct lt_worker *w, uint32_t arg)
 {
-	int r = module_unload(mod_of(w, arg), RMMOD_NOWAIT | RMMOD_QUIET);
+	const char *name = mod_of(w, arg);
+	bool live = pinned_live(name);
+	int r = module_unload(name, RMMOD_NOWAIT | RMMOD_QUIET);
 
 	if (r == 0)
 		lt_count_cycle(w, arg, false);
-	return r;
+	return pinned_check(w, live, r);
 }
 
 /* A waiting rmmod that the user interrupts after 0..200 ms. */
 static int
 op_rmmod_intr(struct lt_worker *w, uint32_t arg)
 {
+	const char *name = mod_of(w, arg);
+	bool live = pinned_live(name);
 	int r;
 
 	intr_arm(w, (arg >> 8) % INTR_MAX_MS);
-	r = module_unload(mod_of(w, arg), RMMOD_QUIET);
+	r = module_unload(name, RMMOD_QUIET);
 	intr_disarm(w);
 	if (r == 0)
 		lt_count_cycle(w, arg, false);
-	return r;
+	return pinned_check(w, live, r);
 }
 
 /* ---- devices ------------------------------------------------------------ */
