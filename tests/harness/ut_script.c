@@ -340,7 +340,7 @@ profile_shipped(void)
 	         {"smp8", 8, NIC_NONE, BOOT_DIRECT},
 	         {"iso", 2, NIC_BOTH, BOOT_ISO},
 	         {"nonet", 2, NIC_NONE, BOOT_DIRECT},
-	         {"twonets", 2, NIC_BOTH, BOOT_DIRECT}};
+	         {"samenet", 2, NIC_BOTH, BOOT_DIRECT}};
 	struct profile p;
 	char err[256];
 
@@ -353,6 +353,13 @@ profile_shipped(void)
 		CHECK(p.smp == t[i].smp && p.nic == t[i].nic &&
 		      p.boot == t[i].boot);
 	}
+	/* make run's machine gives each NIC a network of its own, so
+	 * `dhcp eth1` gets a lease beside eth0's; samenet shares one */
+	CHECK(profile_load(&p, "qemu", "default", err, sizeof(err)) == 0);
+	CHECK_STR(p.subnet[0], "");
+	CHECK_STR(p.subnet[1], "10.0.3.0/24");
+	CHECK(profile_load(&p, "qemu", "samenet", err, sizeof(err)) == 0);
+	CHECK_STR(p.subnet[1], "");
 	CHECK(profile_load(&p, "qemu", "no-such", err, sizeof(err)) < 0);
 	CHECK_HAS(err, "qemu/no-such.profile");
 }
