@@ -169,7 +169,8 @@ tcp_sock_bind(struct socket *sk, const struct sockaddr_in4 *a)
 
 /* Blocks until established, refused, or timed out: by the SYN retries
  * (-ETIMEDOUT after about 63 s) or by the socket's connect timeout
- * (-ETIMEDOUT); Ctrl-C: -EINTR.  On an error the pcb may still be in
+ * (-ETIMEDOUT); Ctrl-C: -EINTR; -ENETDOWN at once when the route's
+ * device is down.  On an error the pcb may still be in
  * SYN-SENT: the caller closes the socket, which drops it. */
 static int
 tcp_sock_connect(struct socket *sk, const struct sockaddr_in4 *a)
@@ -185,8 +186,15 @@ tcp_sock_connect(struct socket *sk, const struct sockaddr_in4 *a)
 	r = ip_route_output(a->addr, sk->bound_ifindex, &dst);
 	if (r != 0)
 		return r;
+	/* A route through a device that is down would swallow every SYN
+	 * (ip_send answers ENETDOWN to the flusher, which has no one to
+	 * tell): fail now, as Linux does with no route. */
+	if (!netif_running(dst->dev))
+		r = -ENETDOWN;
 	saddr = sk->local.addr != 0 ? sk->local.addr : dst->saddr;
 	dst_release(dst);
+	if (r != 0)
+		return r;
 	f = tcp_lock_irqsave();
 	r = 0;
 	if (sk->local.port == 0)
