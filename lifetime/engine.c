@@ -554,6 +554,13 @@ report(struct lt_run *run)
 	kprintf("stress: lifetime: rmmod tcp: %u wait(s) for TCP peers "
 	        "stopped by the watchdog\n",
 	        (unsigned)run->tcp_peer_waits);
+	kprintf("stress: lifetime: traffic: %u udp datagram(s) sent to "
+	        "10.0.2.2:%u, %u tcp echo(es) from 10.0.2.2:%u%s\n",
+	        (unsigned)run->udp_sent, run->p.udpport,
+	        (unsigned)run->tcp_echoed, run->p.tcpport,
+	        run->p.udpport == 0 || run->p.tcpport == 0
+	            ? " (a port of 0: that op only opens sockets)"
+	            : "");
 	if (netdev_refmode == REFMODE_LEGACY)
 		kprintf("stress: lifetime: refmode=legacy: %u destructor "
 		        "call(s) into an unloaded module caught%s\n",

@@ -121,6 +121,11 @@ struct lt_run {
 	/* waiting rmmods of tcp the watchdog stopped while tcp.ko waited
 	 * for TCP peers (ops.c, rmmod_stuck): legitimate, counted */
 	volatile uint32_t tcp_peer_waits;
+	/* What reached the wire: datagrams the udp op handed to the stack
+	 * for 10.0.2.2:udpport, echoes the tcp op got back from
+	 * 10.0.2.2:tcpport (0 without those ports: the ops then only open
+	 * sockets) */
+	volatile uint32_t udp_sent, tcp_echoed;
 	struct lt_snapshot *bg_snap; /* bg=1: handed to the run's thread */
 };
 

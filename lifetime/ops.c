@@ -434,8 +434,12 @@ op_udp(struct lt_worker *w, uint32_t arg)
 		return r;
 	if ((arg >> 8) & 1)
 		r = sock_bind_device(sk, dev_of(arg));
-	if (r == 0 && to.port != 0)
+	if (r == 0 && to.port != 0) {
 		r = sock_sendto(sk, "stress", 6, &to);
+		if (r >= 0)
+			__atomic_add_fetch(&w->run->udp_sent, 1,
+			                   __ATOMIC_RELAXED);
+	}
 	sock_close(sk);
 	return r < 0 ? r : 0;
 }
@@ -453,6 +457,9 @@ op_tcp(struct lt_worker *w, uint32_t arg)
 		r = exec("tcpconnect 10.0.2.2 %u w%d-%u", w->run->p.tcpport,
 		         w->id, arg % 1000);
 		intr_disarm(w);
+		if (r == 0)
+			__atomic_add_fetch(&w->run->tcp_echoed, 1,
+			                   __ATOMIC_RELAXED);
 		return r;
 	}
 	r = sock_create(SOCK_STREAM, 0, &sk);

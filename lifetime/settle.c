@@ -1,7 +1,9 @@
 /*
  * Start state and end state of a lifetime stress run.  The snapshot
  * records which modules are loaded (and their counts) and which devices
- * exist (up or down, and their counts).  At the end, lt_settle unloads
+ * exist (up or down, and their counts, less those the route and ARP
+ * caches hold: the run's traffic may leave entries, which expire on
+ * their own schedule and are no leak).  At the end, lt_settle unloads
  * whatever the run left loaded (rmmod -f, users first), loads again what
  * it unloaded, puts each device's up/down state back, waits for the
  * counts to come back to the snapshot's (timed holders and TIME_WAIT
@@ -17,6 +19,7 @@
  */
 #include "lifetime/lifetime.h"
 #include "modloader/module_internal.h"
+#include "net/ipv4/inet.h"
 #include <net/core/netdevice.h>
 #include <kernel/errno.h>
 #include <kernel/invariant.h>
@@ -47,7 +50,8 @@ struct snap_mod {
 struct snap_dev {
 	char name[IFNAMSIZ];
 	bool up;
-	int refs;
+	int refs;   /* held outside the caches: must come back */
+	int cached; /* held by route and ARP cache entries: traffic's */
 };
 
 struct lt_snapshot {
@@ -81,7 +85,13 @@ take(struct lt_snapshot *s)
 		struct snap_dev *d = &s->devs[s->ndevs++];
 		strlcpy(d->name, dev->name, IFNAMSIZ);
 		d->up = netif_running(dev);
-		d->refs = netdev_refcnt_read(dev);
+		/* The caches hold a device for each entry traffic made (dst
+		 * and neighbours, freed by their own timers or at
+		 * NETDEV_UNREGISTER); the rest are the holders a run must
+		 * give back. */
+		d->cached =
+		    (int)dst_count_dev(dev) + (int)arp_count_dev(dev->ifindex);
+		d->refs = netdev_refcnt_read(dev) - d->cached;
 	}
 	rcu_read_unlock();
 	for (size_t i = 0; i < NCOUNTED; i++)
@@ -233,11 +243,12 @@ compare(const struct lt_snapshot *start, int own_threads, bool report)
 			if (report)
 				printk(LOG_ERR,
 				       "stress: end state: device %s: %s%s, "
-				       "refcount %d (start: %s, %d)\n",
+				       "refcount %d and %d cached (start: "
+				       "%s, %d)\n",
 				       now.devs[i].name,
 				       d == NULL ? "left registered, " : "",
 				       now.devs[i].up ? "up" : "down",
-				       now.devs[i].refs,
+				       now.devs[i].refs, now.devs[i].cached,
 				       d == NULL ? "-"
 				       : d->up   ? "up"
 				                 : "down",

@@ -163,6 +163,9 @@ cmd_tcpconnect(int argc, char **argv)
 		buf[got] = '\0';
 		kprintf("tcpconnect: echo: %s%s\n", buf,
 		        memcmp(buf, msg, len) == 0 ? "" : " (MISMATCH)");
+		/* A wrong echo is a failed exchange, not a success. */
+		if (memcmp(buf, msg, len) != 0)
+			r = -EIO;
 	}
 	while (r >= 0 && wait_peer) {
 		r = sock_recvfrom(sk, buf, sizeof(buf), NULL, 0);

@@ -3,7 +3,7 @@
  * `tcpconnect 10.0.2.2 PORT` reaches it through QEMU user networking
  * (10.0.2.2 is the host's loopback).
  *
- *   tcp-echo-server [-r|-c] [-n CONNS] [-t SECS] [-a ADDR] PORT
+ *   tcp-echo-server [-r|-c] [-p] [-n CONNS] [-t SECS] [-a ADDR] PORT
  *
  * Serves CONNS connections (default 1) one after the other, echoing until
  * the guest closes, then closes (the guest closed first; "peer reset"
@@ -14,7 +14,10 @@
  * after the first echo (this side closes first).  Gives up after
  * SECS (default 60).  Listens on ADDR (default 127.0.0.1; with a tap
  * profile, the peer's address in the namespace).  Exit 0 when every
- * connection was served.
+ * connection was served.  -p serves each connection in a child process
+ * of its own, closed after IDLE_SECS without data: for many concurrent
+ * guests (the lifetime stress) one that vanished mid-connection (its
+ * driver unloaded) must not stall the others.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,18 +25,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#define IDLE_SECS 10
 
 int
 main(int argc, char **argv)
 {
 	int opt, conns = 1, secs = 60, reset = 0, first = 0, one = 1, l;
+	int parallel = 0;
 	struct sockaddr_in a;
 	const char *addr = "127.0.0.1";
 
-	while ((opt = getopt(argc, argv, "rcn:t:a:")) != -1) {
-		if (opt == 'r')
+	while ((opt = getopt(argc, argv, "rcpn:t:a:")) != -1) {
+		if (opt == 'p')
+			parallel = 1;
+		else if (opt == 'r')
 			reset = 1;
 		else if (opt == 'c')
 			first = 1;
@@ -47,8 +56,8 @@ main(int argc, char **argv)
 			return 2;
 	}
 	if (optind + 1 != argc)
-		return fprintf(stderr, "usage: tcp-echo-server [-r|-c] [-n N] "
-		                       "[-t S] [-a ADDR] PORT\n"),
+		return fprintf(stderr, "usage: tcp-echo-server [-r|-c] [-p] "
+		                       "[-n N] [-t S] [-a ADDR] PORT\n"),
 		       2;
 	alarm((unsigned)secs);
 	memset(&a, 0, sizeof(a));
@@ -64,6 +73,8 @@ main(int argc, char **argv)
 		perror("tcp-echo-server: bind/listen");
 		return 1;
 	}
+	if (parallel)
+		signal(SIGCHLD, SIG_IGN); /* children reap themselves */
 	printf("listening on %s\n", argv[optind]);
 	fflush(stdout);
 	for (int i = 0; i < conns; i++) {
@@ -76,7 +87,22 @@ main(int argc, char **argv)
 			perror("accept");
 			return 1;
 		}
+		if (parallel) {
+			pid_t pid = fork();
+			if (pid < 0) {
+				perror("fork");
+				return 1;
+			}
+			if (pid > 0) {
+				close(c);
+				continue;
+			}
+			close(l);
+			alarm(IDLE_SECS);
+		}
 		while ((n = read(c, buf, sizeof(buf))) > 0) {
+			if (parallel)
+				alarm(IDLE_SECS);
 			if (write(c, buf, (size_t)n) != n)
 				break;
 			total += n;
@@ -97,6 +123,8 @@ main(int argc, char **argv)
 		                                      : "peer closed first");
 		fflush(stdout);
 		close(c);
+		if (parallel)
+			_exit(0);
 	}
 	return 0;
 }
