@@ -72,6 +72,10 @@ struct tcp_seg {
 	uint16_t mss; /* MSS option value, 0 when absent */
 	const uint8_t *data;
 	size_t len;
+	/* emit only, for diagnostics (tcp_build ignores them): the sender's
+	 * SND.UNA, and whether seq is below SND.MAX (a retransmission) */
+	uint32_t una;
+	bool rexmit;
 };
 
 /* Why a segment was dropped (or answered with a reset).  X(name, text) */

@@ -78,6 +78,9 @@ emit(struct tcp_pcb *pcb, uint32_t seq, uint8_t flags, const uint8_t *data,
 	seg.mss = mss_opt;
 	seg.data = data;
 	seg.len = len;
+	seg.una = pcb->snd_una;
+	seg.rexmit =
+	    SEQ_LT(seq, pcb->snd_max) && (len != 0 || (flags & TCP_FIN));
 	s->stats.segs_out++;
 	s->stats.bytes_out += len;
 	if (flags & TCP_RST)

@@ -75,7 +75,8 @@ static const char *const fixed_cols[] = {"frame.number",
                                          "tcp.window_size",
                                          "tcp.flags",
                                          "_ws.expert.severity",
-                                         "_ws.expert.message"};
+                                         "_ws.expert.message",
+                                         "tcp.seq_raw"};
 enum {
 	C_FRAME,
 	C_MAC,
@@ -90,6 +91,7 @@ enum {
 	C_FLAGS,
 	C_SEV,
 	C_MSG,
+	C_SEQ,
 	C_RULES
 };
 #define NFIXED ((int)(sizeof(fixed_cols) / sizeof(fixed_cols[0])))
@@ -117,6 +119,7 @@ audit_free(struct audit *a)
 	}
 	free(a->c);
 	free(a->win);
+	free(a->segs);
 	free(a->bad_line);
 	memset(a, 0, sizeof(*a));
 }
@@ -238,6 +241,100 @@ count(struct audit *a, const char *field, const char *what, const char *reason,
 		a->problems++;
 }
 
+bool
+audit_parse_seg(const char *line, struct audit_seg *out)
+{
+	const char *p = strstr(line, "tcp: segment ");
+	struct audit_seg g;
+	unsigned long una = 0, seq, len;
+
+	if (p == NULL)
+		return false;
+	p += strlen("tcp: segment ");
+	memset(&g, 0, sizeof(g));
+	if (starts_with(p, "not sent ("))
+		g.unsent = true;
+	else if (sscanf(p, "retransmitted (una %lu)", &una) != 1)
+		return false;
+	p = strstr(p, "): ");
+	if (p == NULL ||
+	    sscanf(p, "): %15[0-9.]:%u -> %15[0-9.]:%u seq %lu len %lu", g.src,
+	           &g.sport, g.dst, &g.dport, &seq, &len) != 6 ||
+	    seq > UINT32_MAX || len > UINT32_MAX || una > UINT32_MAX ||
+	    g.sport > 65535 || g.dport > 65535)
+		return false;
+	g.seq = (uint32_t)seq;
+	g.len = (uint32_t)len;
+	g.una = (uint32_t)una;
+	g.end = g.seq + g.len +
+	        (strstr(p, " SYN") != NULL || strstr(p, " FIN") != NULL);
+	*out = g;
+	return true;
+}
+
+int
+audit_read_segs(struct audit *a, const char *log)
+{
+	FILE *f = fopen(log, "r");
+	char buf[512];
+	struct audit_seg g;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(buf, sizeof(buf), f) != NULL) {
+		if (!audit_parse_seg(buf, &g))
+			continue;
+		a->segs = xrealloc(a->segs,
+		                   (size_t)(a->nsegs + 1) * sizeof(*a->segs));
+		a->segs[a->nsegs++] = g;
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
+ * The guest's word for a finding on its own segment (see audit_seg):
+ * a sequence gap needs a segment of that connection it did not send
+ * that ends where the gap does (the frame after the hole starts at its
+ * end); a spurious retransmission needs that very segment retransmitted
+ * while SND.UNA had not passed it.  Anything else stays a failure.
+ */
+static const char *
+explained(const struct audit *a, const char *field, char **cols)
+{
+	char src[64], dst[64], b[32];
+	bool gap = strcmp(field, "tcp.analysis.lost_segment") == 0;
+	unsigned long sport, dport, seq;
+
+	if ((!gap &&
+	     strcmp(field, "tcp.analysis.spurious_retransmission") != 0) ||
+	    *cols[C_SEQ] == '\0' || *cols[C_SPORT] == '\0')
+		return NULL;
+	first(cols[C_IPSRC], src, sizeof(src));
+	first(cols[C_IPDST], dst, sizeof(dst));
+	sport = strtoul(cols[C_SPORT], NULL, 10);
+	dport = strtoul(cols[C_DPORT], NULL, 10);
+	seq = strtoul(first(cols[C_SEQ], b, sizeof(b)), NULL, 10);
+	for (int i = 0; i < a->nsegs; i++) {
+		const struct audit_seg *g = &a->segs[i];
+
+		if (g->unsent != gap || g->sport != sport ||
+		    g->dport != dport || strcmp(g->src, src) != 0 ||
+		    strcmp(g->dst, dst) != 0)
+			continue;
+		if (gap && g->end == (uint32_t)seq)
+			return "the guest printed 'tcp: segment not sent' for "
+			       "a segment before it: TCP retransmits it";
+		if (!gap && g->seq == (uint32_t)seq &&
+		    (int32_t)(g->seq - g->una) >= 0)
+			return "the guest printed 'tcp: segment "
+			       "retransmitted (una ...)' for it: no ACK for it "
+			       "had reached its TCP (lost while its NIC was "
+			       "down, or late)";
+	}
+	return NULL;
+}
+
 /* Split line at tabs into exactly n columns (missing ones are empty). */
 static int
 split_cols(char *line, char **cols, int n)
@@ -349,6 +446,8 @@ audit_line(struct audit *a, const char *text)
 	int ncols = NFIXED + audit_nrules, named = 0;
 	char **cols = xcalloc((size_t)ncols, sizeof(char *));
 	char *line = xstrdup(text), *end, b1[64], b2[64], *detail;
+	char *what = NULL;
+	const char *why;
 	long frame;
 
 	if (split_cols(line, cols, ncols) < 0 ||
@@ -385,9 +484,12 @@ audit_line(struct audit *a, const char *text)
 			continue;
 		if (r->severity >= AUDIT_SEV_WARNING)
 			named += n;
-		count(a, r->field, r->what,
-		      r->verdict == AUDIT_ALLOW ? r->reason : NULL, frame,
-		      detail);
+		why = r->verdict == AUDIT_ALLOW ? r->reason : NULL;
+		if (why == NULL && (why = explained(a, r->field, cols)) != NULL)
+			what = xasprintf("%s, explained by the guest", r->what);
+		count(a, r->field, what ? what : r->what, why, frame, detail);
+		free(what);
+		what = NULL;
 	}
 	check_unnamed(a, cols, named, frame, detail);
 	check_window(a, cols, frame, detail);

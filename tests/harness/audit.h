@@ -49,6 +49,22 @@ struct audit_count {
 	char *first_detail; /* "10.77.0.2:4000 -> 10.77.0.1:5001 ..." */
 };
 
+/*
+ * What the guest said of one of its TCP segments, from tcp.ko's console
+ * lines "tcp: segment not sent (ERR): A:P -> B:Q seq S len L" and
+ * "tcp: segment retransmitted (una U): A:P -> B:Q seq S len L": the
+ * evidence that explains a sequence gap (the segment never reached the
+ * wire) or a spurious retransmission (no ACK for it had reached the
+ * guest's TCP) on that very segment.
+ */
+struct audit_seg {
+	char src[16], dst[16]; /* dotted quads, as tshark prints them */
+	unsigned sport, dport;
+	uint32_t seq, len, una;
+	uint32_t end; /* seq + len, + 1 for a SYN or FIN */
+	bool unsent;  /* else retransmitted */
+};
+
 struct audit_win {
 	long stream;
 	uint32_t edge; /* highest ack + window the guest advertised */
@@ -70,11 +86,21 @@ struct audit {
 	int nc;
 	struct audit_win *win;
 	int nwin;
+	struct audit_seg *segs; /* the guest's, from its serial log */
+	int nsegs;
 	char *bad_line; /* the first line that did not parse */
 };
 
 void audit_init(struct audit *a);
 void audit_free(struct audit *a);
+
+/* One console line: true (and *out) if it is one of tcp.ko's segment
+ * lines; anything malformed is not. */
+bool audit_parse_seg(const char *line, struct audit_seg *out);
+
+/* Every segment line of a serial log into a->segs; -1 if it cannot be
+ * read. */
+int audit_read_segs(struct audit *a, const char *log);
 
 /* Judge one line of tshark output (columns as audit_tshark_argv asks). */
 void audit_line(struct audit *a, const char *line);

@@ -982,7 +982,10 @@ audit_captures(struct run *R)
 		a.allow_field = R->s->allow_field;
 		a.allow_reason = R->s->allow_reason;
 		a.nallow = R->s->nallow;
-		if (audit_pcap(p, &a, err, sizeof(err)) < 0) {
+		if (audit_read_segs(&a, R->log_path) < 0) {
+			run_fail(R, "audit: %s: %s", R->log_path,
+			         strerror(errno));
+		} else if (audit_pcap(p, &a, err, sizeof(err)) < 0) {
 			run_fail(R, "audit: %s", err);
 		} else {
 			bad = audit_describe(&a, true);

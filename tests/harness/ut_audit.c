@@ -447,6 +447,98 @@ audit_crafted_pcap(void)
 
 /* ---- tap names --------------------------------------------------------- */
 
+/* tcp.ko's segment lines parse, anything near them does not. */
+static void
+audit_seg_lines(void)
+{
+	struct audit_seg g;
+
+	CHECK(audit_parse_seg("[   12.581] WARN: tcp: segment not sent "
+	                      "(ENETDOWN): 10.0.2.15:7 -> 10.0.2.2:51026 seq "
+	                      "3776335709 len 28",
+	                      &g));
+	CHECK(g.unsent && g.sport == 7 && g.dport == 51026 &&
+	      g.seq == 3776335709u && g.len == 28 && g.end == 3776335737u);
+	CHECK_STR(g.src, "10.0.2.15");
+	CHECK_STR(g.dst, "10.0.2.2");
+	CHECK(audit_parse_seg("WARN: tcp: segment retransmitted (una 100): "
+	                      "10.0.2.15:7 -> 10.0.2.2:9 seq 100 len 0 FIN",
+	                      &g));
+	CHECK(!g.unsent && g.una == 100 && g.seq == 100 && g.len == 0 &&
+	      g.end == 101);
+	CHECK(!audit_parse_seg("tcp: segment lost: 1.2.3.4:1 -> 1.2.3.5:2 "
+	                       "seq 1 len 1",
+	                       &g));
+	CHECK(!audit_parse_seg("tcp: segment not sent (X): 1.2.3.4:1 -> "
+	                       "1.2.3.5:70000 seq 1 len 1",
+	                       &g));
+	CHECK(!audit_parse_seg("tcp: segment not sent (X): 1.2.3.4:1 -> "
+	                       "1.2.3.5:2 seq 99999999999 len 1",
+	                       &g));
+	CHECK(!audit_parse_seg("tcp: segment retransmitted (una x): 1.2.3.4:1 "
+	                       "-> 1.2.3.5:2 seq 1 len 1",
+	                       &g));
+}
+
+/* A frame of 10.0.2.15:7 -> 10.0.2.2:5000 with seq_raw seq and the
+ * expert item field. */
+static char *
+finding(long frame, const char *field, const char *seq, int sport)
+{
+	char f[32], fld[64], sp[32];
+	/* tshark's severity of each: a gap warns, a spurious one notes */
+	const char *sev = strstr(field, "lost") ? "_ws.expert.severity=6291456"
+	                                        : "_ws.expert.severity=4194304";
+
+	snprintf(f, sizeof(f), "frame.number=%ld", frame);
+	snprintf(fld, sizeof(fld), "%s=1", field);
+	snprintf(sp, sizeof(sp), "tcp.srcport=%d", sport);
+	return line(f, "eth.src=" GUEST, "ip.src=10.0.2.15", "ip.dst=10.0.2.2",
+	            "ip.proto=6", "tcp.stream=3", sp, "tcp.dstport=5000",
+	            "tcp.flags=0x0010", "tcp.ack_raw=1", "tcp.window_size=100",
+	            seq, fld, sev, "_ws.expert.message=x", NULL);
+}
+
+/* A sequence gap or a spurious retransmission passes only where the
+ * guest's own line names that segment; every near miss fails. */
+static void
+audit_explained(void)
+{
+	static const struct audit_seg segs[] = {
+	    {"10.0.2.15", "10.0.2.2", 7, 5000, 1000, 28, 0, 1028, true},
+	    {"10.0.2.15", "10.0.2.2", 7, 5000, 2000, 28, 2000, 2028, false},
+	    {"10.0.2.15", "10.0.2.2", 7, 5000, 3000, 28, 3028, 3028, false},
+	};
+	static const char *const gap = "tcp.analysis.lost_segment",
+	                         *spur = "tcp.analysis.spurious_retransmission";
+	struct audit a;
+	char *d;
+
+	audit_init(&a);
+	a.segs = malloc(sizeof(segs));
+	memcpy(a.segs, segs, sizeof(segs));
+	a.nsegs = 3;
+	feed(&a, finding(1, gap, "tcp.seq_raw=1028", 7));  /* explained */
+	feed(&a, finding(2, spur, "tcp.seq_raw=2000", 7)); /* explained */
+	CHECK(a.problems == 0);
+	d = audit_describe(&a, false);
+	CHECK_HAS(d, "sequence gap (a segment never sent), explained by the "
+	             "guest x1");
+	CHECK_HAS(d, "spurious retransmission, explained by the guest x1");
+	free(d);
+	feed(&a, finding(3, gap, "tcp.seq_raw=1056", 7));  /* not its end */
+	feed(&a, finding(4, gap, "tcp.seq_raw=1028", 8));  /* other port */
+	feed(&a, finding(5, spur, "tcp.seq_raw=2028", 7)); /* other seq */
+	feed(&a, finding(6, spur, "tcp.seq_raw=3000", 7)); /* acked by una */
+	feed(&a, finding(7, gap, "tcp.seq_raw=2028", 7));  /* a rexmit's end */
+	CHECK(a.problems == 5);
+	d = audit_describe(&a, true);
+	CHECK_HAS(d, "sequence gap (a segment never sent) x3 (first: frame 3");
+	CHECK_HAS(d, "spurious retransmission x2 (first: frame 5");
+	free(d);
+	audit_free(&a);
+}
+
 static void
 tap_names_unique(void)
 {
@@ -468,10 +560,10 @@ tap_names_unique(void)
 }
 
 static const struct tcase audit_cases[] = {
-    T(audit_columns),        T(audit_clean),   T(audit_flags),
-    T(audit_allowed),        T(audit_unnamed), T(audit_window),
-    T(audit_bad_output),     T(audit_argv),    T(audit_crafted_pcap),
-    T(audit_scenario_allow),
+    T(audit_columns),        T(audit_clean),     T(audit_flags),
+    T(audit_allowed),        T(audit_unnamed),   T(audit_window),
+    T(audit_bad_output),     T(audit_argv),      T(audit_crafted_pcap),
+    T(audit_scenario_allow), T(audit_seg_lines), T(audit_explained),
 };
 const struct suite audit_suite = {"audit", audit_cases, N(audit_cases)};
 

@@ -33,6 +33,8 @@ volatile uint32_t tcp_events;
 struct txq_ent {
 	struct sk_buff *skb;
 	uint32_t src, dst;
+	uint32_t una; /* for report_seg */
+	bool rexmit;
 };
 /* Under tcp_lock: the segments emitted and not yet sent, and whether a
  * thread is sending them (tcp_unlock_flush). */
@@ -59,6 +61,55 @@ tcp_lock_irqsave(void)
 	return spin_lock_irqsave(&tcp_lock);
 }
 
+/*
+ * What a capture audit cannot tell from the wire alone, said on the
+ * console for each segment that occupies sequence space (data, SYN or
+ * FIN; losing a pure ACK leaves no trace in the sequence space):
+ *   - "not sent (ERR)": it never reached the wire, so the peer and a
+ *     capture see a sequence gap until the retransmission;
+ *   - "retransmitted (una U)": sent again because no ACK for it had
+ *     reached this TCP (SND.UNA was U), even if the capture shows the
+ *     peer's ACK: a NIC that was down lost it, or it came late.
+ * The harness accepts a "sequence gap" or a "spurious retransmission"
+ * on a stream only where the guest printed the line for that very
+ * segment (docs/harness.md).  Warnings, so that a stress worker's
+ * captured output does not swallow them.
+ */
+static void
+report_seg(const struct tcp_seg *seg, int err, uint32_t una)
+{
+	char a[16], b[16], what[40];
+
+	if (seg->len == 0 && !(seg->flags & (TCP_SYN | TCP_FIN)))
+		return;
+	if (err < 0)
+		snprintf(what, sizeof(what), "not sent (%s)", errno_name(err));
+	else
+		snprintf(what, sizeof(what), "retransmitted (una %u)",
+		         (unsigned)una);
+	pr_warn("tcp: segment %s: %s:%u -> %s:%u seq %u len %u%s%s\n", what,
+	        inet_ntoa_r(seg->src, a), seg->sport, inet_ntoa_r(seg->dst, b),
+	        seg->dport, (unsigned)seg->seq, (unsigned)seg->len,
+	        (seg->flags & TCP_SYN) ? " SYN" : "",
+	        (seg->flags & TCP_FIN) ? " FIN" : "");
+}
+
+/* What report_seg needs of a built segment (ip_send consumes it). */
+static void
+seg_of_skb(const struct txq_ent *e, struct tcp_seg *seg)
+{
+	const uint8_t *h = e->skb->data;
+	unsigned hlen = (unsigned)(h[12] >> 4) * 4u;
+
+	seg->src = e->src;
+	seg->dst = e->dst;
+	seg->sport = get_be16(h);
+	seg->dport = get_be16(h + 2);
+	seg->seq = get_be32(h + 4);
+	seg->flags = h[13];
+	seg->len = e->skb->len > hlen ? e->skb->len - hlen : 0;
+}
+
 /* env->emit, lock held: build the segment into an skb and queue it. */
 static void
 tcp_emit(void *ctx, const struct tcp_seg *seg)
@@ -70,17 +121,19 @@ tcp_emit(void *ctx, const struct tcp_seg *seg)
 	(void)ctx;
 	if (txq_len == TXQ_MAX || (skb = inet_alloc_skb(len)) == NULL) {
 		txq_dropped++; /* the core retransmits */
+		report_seg(seg, txq_len == TXQ_MAX ? -ENOSPC : -ENOMEM, 0);
 		return;
 	}
 	n = tcp_build(seg, skb->data, len);
 	if (n < 0) {
 		kfree_skb(skb);
 		txq_dropped++;
+		report_seg(seg, (int)n, 0);
 		return;
 	}
 	skb->len = (unsigned)n;
 	txq[(txq_head + txq_len) % TXQ_MAX] =
-	    (struct txq_ent){skb, seg->src, seg->dst};
+	    (struct txq_ent){skb, seg->src, seg->dst, seg->una, seg->rexmit};
 	txq_len++;
 }
 
@@ -136,6 +189,8 @@ void
 tcp_unlock_flush(uint32_t flags)
 {
 	struct txq_ent e;
+	struct tcp_seg seg;
+	int r;
 
 	ASSERT(spin_held(&tcp_lock));
 	tcp_debug_check_locked();
@@ -151,7 +206,10 @@ tcp_unlock_flush(uint32_t flags)
 		spin_unlock_irqrestore(&tcp_lock, flags);
 		for (unsigned i = 0; i < tx_delay_loops; i++)
 			cpu_relax();
-		ip_send(e.skb, e.src, e.dst, IP_PROTO_TCP, 0);
+		seg_of_skb(&e, &seg);
+		r = ip_send(e.skb, e.src, e.dst, IP_PROTO_TCP, 0);
+		if (r < 0 || e.rexmit)
+			report_seg(&seg, r < 0 ? r : 0, e.una);
 		flags = spin_lock_irqsave(&tcp_lock);
 	}
 	flushing = false;
