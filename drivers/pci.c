@@ -17,6 +17,7 @@
  */
 #include <drivers/pci.h>
 #include <kernel/errno.h>
+#include <kernel/fault.h>
 #include <kernel/initcall.h>
 #include <kernel/irq.h>
 #include <kernel/kmalloc.h>
@@ -173,7 +174,7 @@ pci_iomap(struct pci_dev *d, int n)
 	struct pci_bar *b;
 	void *v;
 
-	if (n < 0 || n >= PCI_NUM_BARS)
+	if (n < 0 || n >= PCI_NUM_BARS || fault_should_fail(FAULT_IOMAP))
 		return NULL;
 	b = &d->bar[n];
 	if (b->kind != PCI_BAR_KIND_MEM)

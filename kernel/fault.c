@@ -18,7 +18,8 @@
 #include <kernel/string.h>
 
 const char *const fault_site_names[FAULT_NSITES] = {
-    "kmalloc", "pages", "modget", "devhold", "irq", "sock", "thread"};
+    "kmalloc", "pages",  "modget", "devhold", "irq",
+    "sock",    "thread", "vmarea", "iomap"};
 
 void
 fault_set(struct fault_ctx *ctx)
@@ -103,7 +104,7 @@ cmd_failnth(int argc, char **argv)
 				    "failnth", -EINVAL,
 				    "'%s': sites are kmalloc, pages, "
 				    "modget, devhold, irq, sock, "
-				    "thread",
+				    "thread, vmarea, iomap",
 				    argv[i + 1]);
 		} else if (strcmp(argv[i], "-p") == 0 &&
 		           parse_ulong(argv[i + 1], &v) == 0 && v <= 1000) {

@@ -9,7 +9,8 @@
  * ring and buffer of the drivers), modget (try_module_get), devhold
  * (try_dev_hold and the lookups built on it), irq (irq_register), sock
  * (sock_create), thread (thread_create: workers, timers' and services'
- * threads).
+ * threads), vmarea (area_alloc: a loading module's address range), iomap
+ * (pci_iomap: a driver mapping its registers).
  *
  * A context fails the nth call counted at its sites (nth, 1-based), or
  * each call with probability permille/1000 drawn from its own seeded
@@ -29,6 +30,8 @@ enum fault_site {
 	FAULT_IRQ,
 	FAULT_SOCK,
 	FAULT_THREAD,
+	FAULT_VMAREA,
+	FAULT_IOMAP,
 	FAULT_NSITES,
 };
 #define FAULT_ALL ((1u << FAULT_NSITES) - 1)

@@ -156,10 +156,10 @@ line_command(char *line, char **argv, int *argc, int *ret)
 	argv[*argc] = NULL;
 	c = command_get(argv[0], ret);
 	if (*ret == -ESRCH) {
-		kprintf(
-		    "shell: ESRCH: command '%s' belongs to a module that is "
-		    "being unloaded\n",
-		    argv[0]);
+		/* the console contract: the line starts with the command */
+		kprintf("%s: ESRCH: the module of this command is being "
+		        "unloaded\n",
+		        argv[0]);
 		return NULL;
 	}
 	if (c == NULL)

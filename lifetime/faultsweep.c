@@ -1,16 +1,26 @@
 /*
- * `stress faultsweep [MODULE..]`: every failure path of loading each
- * module and of bringing each of its devices up, one at a time.  For
- * N = 1, 2, ... the command (insmod M, then ip link set DEV up) runs with
- * its Nth call at an injection site failing (fault.h), until a run
- * injects nothing.  After each injected failure:
+ * `stress faultsweep [MODULE..]`: every failure path of what a user does
+ * with a module, one at a time.  For each command and N = 1, 2, ... the
+ * command runs with its Nth call at an injection site failing (fault.h),
+ * until a run injects nothing.  The commands, per module M:
+ *   insmod M; for each device of M: ip link set DEV up, devhold DEV 1;
+ *   netsim add (netsim); then rmmod M, the unload path (its notifiers,
+ *   quiesce hooks and threads) with M loaded afresh after each point;
+ * and once: udpecho 7 and udpecho -t 7 (sockets, a service thread).
+ * After each injected failure:
  *   - the command failed with exactly one line, "CMD: ... ENAME: reason"
  *     (or it absorbed the failure and succeeded: then it is undone),
- *   - nothing is half-done: the module is not loaded (the device is
- *     down), and every memory tag (meminfo) and every reference count is
- *     back where it was.
- * Modules given must not be loaded; default: every tree module that is a
- * boot module.
+ *   - nothing is half-done: after insmod the module is not loaded, after
+ *     rmmod it is loaded and LIVE, the device is down, the holder gone,
+ *     no device added, no service left; and every memory tag (meminfo)
+ *     and every reference count is back where it was.
+ * A command that waits (an rmmod whose quiesce could not start what it
+ * waits for) is interrupted after WAIT_MS, as Ctrl-C would, and must then
+ * come back the same way.  At the end one line per site: the failures
+ * injected there and how many were bad.
+ * Modules given must not be loaded; default: every boot module that
+ * loads without injection (those built to be refused are skipped, said
+ * so).
  */
 #include "lifetime/lifetime.h"
 #include "modloader/module_internal.h"
@@ -21,12 +31,15 @@
 #include <kernel/bootmod.h>
 #include <kernel/rcu.h>
 #include <kernel/sched.h>
+#include <kernel/timer.h>
 #include <kernel/shell.h>
 #include <kernel/string.h>
 
 #define SWEEP_MAX 5000 /* calls at the sites of one command */
 #define SETTLE_MS 2000 /* deferred frees (RCU, timers) */
+#define WAIT_MS   5000 /* a command still running is interrupted */
 #define NAME_LEN  32
+#define MAX_MODS  32
 
 struct memsnap {
 	int32_t objs[MAX_MEMTAGS], bytes[MAX_MEMTAGS], pages[MAX_MEMTAGS];
@@ -34,13 +47,20 @@ struct memsnap {
 };
 
 struct sweep {
-	const char *cmd; /* "insmod" or "ip" */
-	char line[64];   /* the command line */
-	unsigned points; /* failures injected */
+	const char *cmd;  /* "insmod", "ip", ... */
+	char line[64];    /* the command line */
+	const char *name; /* the module or device it is about */
+	int base;         /* devhold: the device's count before */
+	unsigned points;  /* failures injected */
 	unsigned absorbed;
 	unsigned bad;
 	unsigned by_site[FAULT_NSITES];
 };
+
+/* Over the whole sweep, per site: failures injected, and bad ones. */
+static struct {
+	unsigned hits, bad;
+} site_stats[FAULT_NSITES];
 
 static void
 mem_take(struct memsnap *m)
@@ -128,11 +148,46 @@ complain(struct sweep *s, uint32_t n, const struct fault_ctx *c,
          const char *what)
 {
 	s->bad++;
+	if (c->last_site >= 0)
+		site_stats[c->last_site].bad++;
 	printk(LOG_ERR,
 	       "stress: faultsweep: FAIL: '%s' with call %u failing "
 	       "(%s): %s\n",
 	       s->line, (unsigned)n,
 	       c->last_site >= 0 ? fault_site_names[c->last_site] : "-", what);
+}
+
+/* A command still running after WAIT_MS gets what Ctrl-C gives it. */
+struct sweep_intr {
+	struct timer timer;
+	struct thread *thread;
+	volatile bool fired;
+};
+
+static void
+intr_fire(struct timer *t)
+{
+	struct sweep_intr *in = t->data;
+
+	in->fired = true;
+	thread_signal(in->thread);
+}
+
+static void
+intr_arm(struct sweep_intr *in)
+{
+	in->thread = current;
+	in->fired = false;
+	timer_init(&in->timer, intr_fire, in);
+	timer_add(&in->timer, now_ms() + WAIT_MS);
+}
+
+static void
+intr_disarm(struct sweep_intr *in)
+{
+	timer_del(&in->timer); /* waits for a running intr_fire */
+	if (in->fired)
+		clear_signal(); /* ours; a user's Ctrl-C stops the sweep */
 }
 
 /* Run the line with call n failing; 0 done (nothing injected), 1 go on,
@@ -142,6 +197,7 @@ sweep_one(struct sweep *s, uint32_t n, int (*undo)(struct sweep *),
           bool (*undone)(struct sweep *))
 {
 	struct fault_ctx ctx = {.sites = FAULT_ALL, .nth = n};
+	struct sweep_intr intr;
 	struct out_capture out;
 	struct memsnap before;
 	char line[64], why[160];
@@ -150,11 +206,13 @@ sweep_one(struct sweep *s, uint32_t n, int (*undo)(struct sweep *),
 
 	mem_take(&before);
 	strlcpy(line, s->line, sizeof(line));
+	intr_arm(&intr);
 	out_capture_begin(&out);
 	fault_set(&ctx);
 	r = shell_exec(line);
 	fault_set(NULL);
 	out_capture_end();
+	intr_disarm(&intr);
 	if (ctx.injected == 0) {
 		if (r != 0)
 			printk(LOG_ERR,
@@ -165,18 +223,26 @@ sweep_one(struct sweep *s, uint32_t n, int (*undo)(struct sweep *),
 	}
 	s->points++;
 	s->by_site[ctx.last_site]++;
+	site_stats[ctx.last_site].hits++;
 	if (r == 0) {
 		s->absorbed++;
 		undo(s);
 	} else {
-		if (out.lines != 1 || !clear_line(s->cmd, out.last)) {
+		/* One line; an rmmod that waited also printed its progress,
+		 * and its last line is the error. */
+		if ((out.lines != 1 && strcmp(s->cmd, "rmmod") != 0) ||
+		    !clear_line(s->cmd, out.last)) {
 			snprintf(why, sizeof(why),
 			         "%u lines of output, last '%s'", out.lines,
 			         out.last);
 			complain(s, n, &ctx, why);
 		}
-		if (!undone(s))
-			complain(s, n, &ctx, "left half-done");
+		if (!undone(s)) {
+			snprintf(why, sizeof(why),
+			         "left half-done (its last line: '%s')",
+			         out.last);
+			complain(s, n, &ctx, why);
+		}
 	}
 	leak = mem_changed(&before, why, sizeof(why));
 	if (leak != NULL)
@@ -198,43 +264,65 @@ sweep(struct sweep *s, int (*undo)(struct sweep *),
 	}
 	if (r < 0)
 		return r;
-	kprintf("stress: faultsweep: %s: %u failure points (kmalloc %u, "
-	        "pages %u, modget %u, devhold %u, irq %u, sock %u, thread "
-	        "%u; %u absorbed), %u bad\n",
-	        s->line, s->points, s->by_site[FAULT_KMALLOC],
-	        s->by_site[FAULT_PAGES], s->by_site[FAULT_MODGET],
-	        s->by_site[FAULT_DEVHOLD], s->by_site[FAULT_IRQ],
-	        s->by_site[FAULT_SOCK], s->by_site[FAULT_THREAD], s->absorbed,
-	        s->bad);
+	{
+		char sites[160];
+		size_t len = 0;
+
+		sites[0] = '\0';
+		for (int i = 0; i < FAULT_NSITES; i++)
+			if (s->by_site[i] != 0 && len < sizeof(sites))
+				len += snprintf(
+				    sites + len, sizeof(sites) - len, "%s%s %u",
+				    len ? ", " : "", fault_site_names[i],
+				    s->by_site[i]);
+		kprintf("stress: faultsweep: %s: %u failure points (%s%s%u "
+		        "absorbed), %u bad\n",
+		        s->line, s->points, sites, len ? "; " : "", s->absorbed,
+		        s->bad);
+	}
 	return r == 1 ? -E2BIG : 0;
 }
 
-/* ---- insmod M -------------------------------------------------------------
+/* ---- insmod M, rmmod M ---------------------------------------------------
  */
-
-static const char *
-line_arg(const struct sweep *s)
-{
-	const char *p = strrchr(s->line, ' ');
-
-	return p != NULL ? p + 1 : s->line;
-}
 
 static int
 undo_insmod(struct sweep *s)
 {
-	return module_unload(line_arg(s), RMMOD_QUIET | RMMOD_FORCE);
+	return module_unload(s->name, RMMOD_QUIET | RMMOD_FORCE);
 }
 
+/* After a failed insmod: not loaded. */
 static bool
 insmod_undone(struct sweep *s)
 {
-	return !module_loaded(line_arg(s));
+	return !module_loaded(s->name);
 }
 
-/* ---- ip link set DEV up ------------------------------------------------- */
+static int
+undo_rmmod(struct sweep *s)
+{
+	char err[160];
 
-static char up_dev[IFNAMSIZ];
+	return module_load(s->name, 0, NULL, NULL, err, sizeof(err));
+}
+
+/* After a failed rmmod: loaded and LIVE again, so it can still be used
+ * and unloaded (a quiesce it could not start must not leave it GOING). */
+static bool
+rmmod_undone(struct sweep *s)
+{
+	struct module *m;
+	bool live;
+
+	mutex_lock(&module_mutex);
+	m = module_find(s->name);
+	live = m != NULL && m->state == MODULE_STATE_LIVE;
+	mutex_unlock(&module_mutex);
+	return live;
+}
+
+/* ---- ip link set DEV up, devhold DEV 1 ---------------------------------- */
 
 static bool
 dev_is_up(const char *name)
@@ -250,19 +338,52 @@ dev_is_up(const char *name)
 }
 
 static int
+dev_refs(const char *name)
+{
+	struct net_device *dev;
+	int n;
+
+	rcu_read_lock();
+	dev = dev_get_by_name_rcu(name);
+	n = dev != NULL ? netdev_refcnt_read(dev) : -1;
+	rcu_read_unlock();
+	return n;
+}
+
+static int
 undo_up(struct sweep *s)
 {
 	char line[48];
 
-	snprintf(line, sizeof(line), "ip link set %s down", up_dev);
+	snprintf(line, sizeof(line), "ip link set %s down", s->name);
 	return shell_exec(line);
 }
 
 static bool
 up_undone(struct sweep *s)
 {
-	return !dev_is_up(up_dev);
+	return !dev_is_up(s->name);
 }
+
+/* The 1 ms holder's timer drops what it took: wait for the count. */
+static int
+undo_devhold(struct sweep *s)
+{
+	uint64_t deadline = now_ms() + SETTLE_MS;
+
+	while (dev_refs(s->name) != s->base && now_ms() < deadline)
+		msleep(5);
+	return 0;
+}
+
+static bool
+devhold_undone(struct sweep *s)
+{
+	undo_devhold(s);
+	return dev_refs(s->name) == s->base;
+}
+
+/* ---- netsim add, udpecho ------------------------------------------------ */
 
 /* The devices module M registered. */
 static int
@@ -280,30 +401,134 @@ devs_of(const char *mod, char names[][IFNAMSIZ], int max)
 	return n;
 }
 
+/* netsim add: the devices netsim had before it (nsim0, made at load). */
+static char nsim_before[4][IFNAMSIZ];
+static int nsim_nbefore;
+
+static bool
+nsim_was_there(const char *name)
+{
+	for (int i = 0; i < nsim_nbefore; i++)
+		if (strcmp(nsim_before[i], name) == 0)
+			return true;
+	return false;
+}
+
+static int
+undo_nsim_add(struct sweep *s)
+{
+	char names[8][IFNAMSIZ], line[48];
+	int n = devs_of(s->name, names, 8);
+
+	for (int i = 0; i < n; i++) {
+		if (nsim_was_there(names[i]))
+			continue;
+		snprintf(line, sizeof(line), "netsim del %s", names[i]);
+		shell_exec(line);
+	}
+	return 0;
+}
+
+static bool
+nsim_add_undone(struct sweep *s)
+{
+	char names[8][IFNAMSIZ];
+	int n = devs_of(s->name, names, 8);
+
+	for (int i = 0; i < n; i++)
+		if (!nsim_was_there(names[i]))
+			return false;
+	return n == nsim_nbefore;
+}
+
+/* udpecho 7: after a failure no service may be left on the port, so
+ * stopping it must fail. */
+static int
+undo_udpecho(struct sweep *s)
+{
+	struct out_capture out;
+	char line[] = "udpecho stop 7"; /* shell_exec splits it in place */
+	int r;
+
+	(void)s;
+	out_capture_begin(&out);
+	r = shell_exec(line);
+	out_capture_end();
+	return r;
+}
+
+static bool
+udpecho_undone(struct sweep *s)
+{
+	return undo_udpecho(s) != 0;
+}
+
+/* ---- per module ---------------------------------------------------------- */
+
+static int
+sweep_cmd(const char *cmd, const char *name, int (*undo)(struct sweep *),
+          bool (*undone)(struct sweep *), unsigned *bad, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static int
+sweep_cmd(const char *cmd, const char *name, int (*undo)(struct sweep *),
+          bool (*undone)(struct sweep *), unsigned *bad, const char *fmt, ...)
+{
+	struct sweep s = {.cmd = cmd, .name = name};
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	vsnprintf(s.line, sizeof(s.line), fmt, ap);
+	va_end(ap);
+	if (strcmp(cmd, "devhold") == 0)
+		s.base = dev_refs(name);
+	r = sweep(&s, undo, undone);
+	*bad += s.bad;
+	return r;
+}
+
 static int
 sweep_module(const char *mod, unsigned *bad)
 {
-	struct sweep s = {.cmd = "insmod"};
 	char names[4][IFNAMSIZ];
 	int r, n;
 
-	snprintf(s.line, sizeof(s.line), "insmod %s", mod);
-	r = sweep(&s, undo_insmod, insmod_undone);
-	*bad += s.bad;
+	r = sweep_cmd("insmod", mod, undo_insmod, insmod_undone, bad,
+	              "insmod %s", mod);
 	if (r != 0)
 		return r;
-	/* Loaded without injection: now its devices' up. */
+	/* Loaded without injection: now its devices. */
 	n = devs_of(mod, names, 4);
 	for (int i = 0; i < n && r == 0; i++) {
-		struct sweep u = {.cmd = "ip"};
-		strlcpy(up_dev, names[i], sizeof(up_dev));
-		snprintf(u.line, sizeof(u.line), "ip link set %s up", up_dev);
-		r = sweep(&u, undo_up, up_undone);
-		*bad += u.bad;
-		undo_up(&u);
+		r = sweep_cmd("ip", names[i], undo_up, up_undone, bad,
+		              "ip link set %s up", names[i]);
+		undo_up(&(struct sweep){.name = names[i]});
+		if (r == 0)
+			r = sweep_cmd("devhold", names[i], undo_devhold,
+			              devhold_undone, bad, "devhold %s 1",
+			              names[i]);
 	}
-	if (module_unload(mod, RMMOD_QUIET | RMMOD_FORCE) != 0 && r == 0)
-		r = -EBUSY;
+	if (r == 0 && strcmp(mod, "netsim") == 0) {
+		nsim_nbefore = devs_of(mod, nsim_before, 4);
+		r = sweep_cmd("netsim", mod, undo_nsim_add, nsim_add_undone,
+		              bad, "netsim add");
+		undo_nsim_add(&(struct sweep){.name = mod});
+	}
+	/* Last, the unload path: each point that unloaded it loads it
+	 * again, and the run that injects nothing unloads it for good. */
+	if (r == 0)
+		r = sweep_cmd("rmmod", mod, undo_rmmod, rmmod_undone, bad,
+		              "rmmod %s", mod);
+	if (module_loaded(mod)) {
+		struct sweep_intr intr;
+		int u;
+
+		intr_arm(&intr); /* its unload may wait for ever too */
+		u = module_unload(mod, RMMOD_QUIET | RMMOD_FORCE);
+		intr_disarm(&intr);
+		if (u != 0 && r == 0)
+			r = -EBUSY;
+	}
 	return r;
 }
 
@@ -319,12 +544,12 @@ deps_of(const char *mod)
 }
 
 static int
-sweep_with_deps(const char *mod, unsigned *bad)
+load_deps(const char *mod, char *deps, char **d)
 {
-	char deps[48], *d[4], err[160], *p;
+	char err[160], *p;
 	int nd = 0, r = 0;
 
-	strlcpy(deps, deps_of(mod), sizeof(deps));
+	strlcpy(deps, deps_of(mod), 48);
 	for (p = deps; *p != '\0' && nd < 4;) {
 		d[nd++] = p;
 		while (*p != '\0' && *p != ' ')
@@ -335,43 +560,127 @@ sweep_with_deps(const char *mod, unsigned *bad)
 	for (int i = 0; i < nd && r == 0; i++)
 		if (!module_loaded(d[i]))
 			r = module_load(d[i], 0, NULL, NULL, err, sizeof(err));
-	if (r == 0)
-		r = sweep_module(mod, bad);
+	return r < 0 ? r : nd;
+}
+
+static void
+unload_deps(char **d, int nd)
+{
 	for (int i = nd - 1; i >= 0; i--)
 		module_unload(d[i], RMMOD_QUIET);
+}
+
+static int
+sweep_with_deps(const char *mod, unsigned *bad)
+{
+	char deps[48], *d[4];
+	int nd = load_deps(mod, deps, d), r;
+
+	if (nd < 0)
+		return nd;
+	r = sweep_module(mod, bad);
+	unload_deps(d, nd);
 	return r;
+}
+
+/* Does mod load (its dependencies first) without injection?  Left as
+ * found either way; why not in err. */
+static bool
+loads_cleanly(const char *mod, char *err, size_t size)
+{
+	char deps[48], *d[4];
+	int nd = load_deps(mod, deps, d), r;
+	struct out_capture out;
+
+	if (nd < 0) {
+		snprintf(err, size, "a dependency does not load");
+		return false;
+	}
+	out_capture_begin(&out);
+	r = module_load(mod, 0, NULL, NULL, err, size);
+	out_capture_end();
+	if (r == 0)
+		module_unload(mod, RMMOD_QUIET | RMMOD_FORCE);
+	unload_deps(d, nd);
+	return r == 0;
+}
+
+/* Every boot module "NAME.ko" that loads without injection. */
+static int
+default_mods(char names[][NAME_LEN], int max)
+{
+	int n = 0;
+	char err[160];
+
+	for (int i = 0; i < boot_module_count() && n < max; i++) {
+		const char *f = boot_module_at(i)->name;
+		size_t len = strlen(f);
+
+		if (len < 4 || len - 3 >= NAME_LEN ||
+		    strcmp(f + len - 3, ".ko") != 0)
+			continue;
+		memcpy(names[n], f, len - 3);
+		names[n][len - 3] = '\0';
+		if (module_loaded(names[n]))
+			continue; /* the user's: not ours to unload */
+		if (loads_cleanly(names[n], err, sizeof(err)))
+			n++;
+		else
+			kprintf("stress: faultsweep: %s skipped: it does not "
+			        "load without injection (%s)\n",
+			        names[n], err);
+	}
+	return n;
+}
+
+static void
+print_sites(void)
+{
+	for (int i = 0; i < FAULT_NSITES; i++)
+		kprintf("stress: faultsweep: site %s: %u failure(s) injected, "
+		        "%u bad\n",
+		        fault_site_names[i], site_stats[i].hits,
+		        site_stats[i].bad);
 }
 
 int
 lt_faultsweep(int argc, char **argv)
 {
-	static const char *const all[] = {
-	    "netsim",  "e1000",   "virtio_net", "tcp",   "sockproto",
-	    "chain_a", "chain_b", "chain_c",    "hello", "params"};
-	const char *mods[16];
-	char ko[NAME_LEN + 4];
+	static char names[MAX_MODS][NAME_LEN];
+	const char *mods[MAX_MODS];
 	unsigned bad = 0;
 	int n = 0, r = 0;
 
-	if (argc > 2 + 16)
+	if (argc > 2 + MAX_MODS)
 		return cmd_usage("stress");
+	memset(site_stats, 0, sizeof(site_stats));
 	for (int i = 2; i < argc; i++)
 		mods[n++] = argv[i];
-	if (n == 0) {
-		for (unsigned i = 0; i < sizeof(all) / sizeof(*all); i++) {
-			snprintf(ko, sizeof(ko), "%s.ko", all[i]);
-			if (boot_module_find(ko) != NULL)
-				mods[n++] = all[i];
-		}
-	}
 	for (int i = 0; i < n; i++)
 		if (module_loaded(mods[i]))
 			return cmd_error("stress", -EBUSY,
 			                 "faultsweep: %s is loaded (rmmod it "
 			                 "first)",
 			                 mods[i]);
+	if (n == 0) {
+		n = default_mods(names, MAX_MODS);
+		for (int i = 0; i < n; i++)
+			mods[i] = names[i];
+	}
 	for (int i = 0; i < n && r == 0; i++)
 		r = sweep_with_deps(mods[i], &bad);
+	/* The run that injects nothing leaves the service: stop it. */
+	if (r == 0) {
+		r = sweep_cmd("udpecho", "7", undo_udpecho, udpecho_undone,
+		              &bad, "udpecho 7");
+		undo_udpecho(NULL);
+	}
+	if (r == 0) {
+		r = sweep_cmd("udpecho", "7", undo_udpecho, udpecho_undone,
+		              &bad, "udpecho -t 7");
+		undo_udpecho(NULL);
+	}
+	print_sites();
 	if (r == -EINTR)
 		return cmd_error("stress", r, "faultsweep: interrupted");
 	if (r != 0)

@@ -23,6 +23,7 @@
 #include <kernel/printk.h>
 #include <kernel/panic.h>
 #include <kernel/errno.h>
+#include <kernel/fault.h>
 #include "modloader/module_internal.h"
 
 #define MAX_RANGES 256
@@ -80,7 +81,7 @@ area_alloc(uint32_t image_size, struct module_area *a)
 	                            ~(uint32_t)(PAGE_SIZE - 1));
 	uintptr_t va;
 
-	if (nused == MAX_RANGES)
+	if (nused == MAX_RANGES || fault_should_fail(FAULT_VMAREA))
 		return -ENOSPC;
 	if (len > MODULE_END - MODULE_BASE - PAGE_SIZE)
 		return -EFBIG;

@@ -66,9 +66,13 @@ selfput_quiesce(void)
 			cpu = i;
 	if (cpu < 0)
 		cpu = cpu_id();
+	/* Without the thread nothing drops the reference rmmod waits for:
+	 * the next rmmod (after Ctrl-C) must be able to start it. */
 	if (thread_create("selfput", module_guarded_thread, &tail_call, cpu) ==
-	    NULL)
+	    NULL) {
 		kprintf("selfput: cannot start the thread\n");
+		__atomic_store_n(&started, 0, __ATOMIC_SEQ_CST);
+	}
 }
 
 static int
