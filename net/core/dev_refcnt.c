@@ -35,6 +35,7 @@
 #include <kernel/printk.h>
 #include <kernel/racepoint.h>
 #include <kernel/smp.h>
+#include <kernel/string.h>
 #include <kernel/timer.h>
 
 static int devref_mode; /* 0 percpu, 1 atomic */
@@ -198,26 +199,73 @@ dev_put_track(struct net_device *dev, struct dev_tracker *t)
 }
 EXPORT_SYMBOL(dev_put_track);
 
-/* `refs DEV` and the unregister wait both print this. */
+/*
+ * A holder's signature: its tag and where it took the reference, module
+ * relative (the module's name, the symbol and the offset in it, never
+ * the address), hashed.  The same leak gives the same signature in every
+ * run of the same build wherever its module was loaded, and holders
+ * taken at different sites differ, so two reports of "waiting for eth0"
+ * can be told the same leak or not at a glance.  One frame: the call
+ * site the tracker records.
+ */
+uint32_t
+netdev_holder_signature(const char *tag, uintptr_t caller)
+{
+	struct sym_info si;
+	char key[128];
+
+	if (ksym_lookup(caller, &si) != 0)
+		snprintf(key, sizeof(key), "%s|?", tag);
+	else
+		snprintf(key, sizeof(key), "%s|%s|%s+0x%x", tag,
+		         si.module != NULL ? si.module : "kernel", si.name,
+		         (unsigned)(caller - si.start));
+	return fnv1a32(key, strlen(key));
+}
+
+#define SHOW_MAX 32
+
+/* `refs DEV` and the unregister wait both print this: each holder, then
+ * the holders grouped by signature. */
 void
 netdev_print_holders(struct net_device *dev, const char *prefix)
 {
+	struct {
+		uint32_t sig;
+		int n;
+		const char *tag;
+		uintptr_t caller;
+	} g[SHOW_MAX] = {0};
 	struct dev_tracker *t;
 	char where[64];
-	uint32_t f;
-	int shown = 0;
+	uint32_t f, sig;
+	int shown = 0, ng = 0, i;
 
 	f = spin_lock_irqsave(&dev->track_lock);
 	list_for_each_entry(t, &dev->trackers, link) {
-		if (shown++ == 32) {
+		if (shown++ == SHOW_MAX) {
 			kprintf("%s...\n", prefix);
 			break;
 		}
 		ksym_format(t->caller, where, sizeof(where));
 		kprintf("%s%-10s %s, held %u ms\n", prefix, t->tag, where,
 		        (unsigned)clock_stamp_age_ms(t->since));
+		sig = netdev_holder_signature(t->tag, t->caller);
+		for (i = 0; i < ng && g[i].sig != sig; i++)
+			;
+		if (i == ng)
+			g[ng++].sig = sig;
+		if (g[i].n++ == 0) {
+			g[i].tag = t->tag;
+			g[i].caller = t->caller;
+		}
 	}
 	spin_unlock_irqrestore(&dev->track_lock, f);
+	for (i = 0; i < ng; i++) {
+		ksym_format(g[i].caller, where, sizeof(where));
+		kprintf("%ssignature %08x: %d holder(s), %s at %s\n", prefix,
+		        (unsigned)g[i].sig, g[i].n, g[i].tag, where);
+	}
 	if (dev->untracked != 0)
 		kprintf("%suntracked  %d\n", prefix, dev->untracked);
 	if (!dev->track)

@@ -45,6 +45,8 @@ void netdev_refcnt_init(struct net_device *dev);
  * they look final).  Sleeps for that; thread context only. */
 int netdev_refcnt_settled(struct net_device *dev);
 void netdev_print_holders(struct net_device *dev, const char *prefix);
+/* The stable hash of a hold site (dev_refcnt.c). */
+uint32_t netdev_holder_signature(const char *tag, uintptr_t caller);
 
 /* bounce.c: true if skb was bounced (and is gone); dev->bounce set. */
 bool netif_bounce(struct sk_buff *skb);

@@ -25,6 +25,7 @@
 #include <kernel/timer.h>
 #include <kernel/clock.h>
 #include <kernel/bootparam.h>
+#include <kernel/ksyms.h>
 #include <net/core/netdevice.h>
 #include <net/core/skbuff.h>
 #include "net/core/netdev_internal.h"
@@ -568,6 +569,30 @@ busy_poll_off_at_zero(struct ktest *t)
 	KEXPECT_EQ(t, bootparam_set(p, was, err, sizeof(err)), 0);
 }
 
+/* A holder's signature is its tag and its hold site, module relative:
+ * the same site and tag hash the same, another tag or another site
+ * differs, and the key is the symbol and offset, not the address. */
+static void
+holder_signature_stable(struct ktest *t)
+{
+	uintptr_t a = (uintptr_t)netdev_print_holders + 4,
+	          b = (uintptr_t)netdev_wait_report + 4;
+	struct sym_info si;
+	char key[128];
+
+	KEXPECT_EQ(t, netdev_holder_signature("devhold", a),
+	           netdev_holder_signature("devhold", a));
+	KEXPECT_NE(t, netdev_holder_signature("devhold", a),
+	           netdev_holder_signature("dst", a));
+	KEXPECT_NE(t, netdev_holder_signature("devhold", a),
+	           netdev_holder_signature("devhold", b));
+	KASSERT_TRUE(t, ksym_lookup(a, &si) == 0);
+	snprintf(key, sizeof(key), "devhold|kernel|%s+0x%x", si.name,
+	         (unsigned)(a - si.start));
+	KEXPECT_EQ(t, netdev_holder_signature("devhold", a),
+	           fnv1a32(key, strlen(key)));
+}
+
 KTEST_SUITE(netdev, KTEST_CASE(names_and_indexes), KTEST_CASE(lookups_hold),
             KTEST_CASE(notifier_sequence), KTEST_CASE(ops_called_as_documented),
             KTEST_CASE(refcount_percpu), KTEST_CASE(refcount_atomic),
@@ -577,4 +602,5 @@ KTEST_SUITE(netdev, KTEST_CASE(names_and_indexes), KTEST_CASE(lookups_hold),
             KTEST_CASE(try_hold_fails_when_unregistering),
             KTEST_CASE(napi_polls_in_thread),
             KTEST_CASE(busy_wait_off_net_rx_cpu),
-            KTEST_CASE(busy_poll_off_at_zero));
+            KTEST_CASE(busy_poll_off_at_zero),
+            KTEST_CASE(holder_signature_stable));
