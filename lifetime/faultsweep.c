@@ -50,7 +50,7 @@ struct sweep {
 	const char *cmd;  /* "insmod", "ip", ... */
 	char line[64];    /* the command line */
 	const char *name; /* the module or device it is about */
-	int base;         /* devhold: the device's count before */
+	int base;         /* the device's count before (devhold) */
 	unsigned points;  /* failures injected */
 	unsigned absorbed;
 	unsigned bad;
@@ -480,8 +480,7 @@ sweep_cmd(const char *cmd, const char *name, int (*undo)(struct sweep *),
 	va_start(ap, fmt);
 	vsnprintf(s.line, sizeof(s.line), fmt, ap);
 	va_end(ap);
-	if (strcmp(cmd, "devhold") == 0)
-		s.base = dev_refs(name);
+	s.base = dev_refs(name); /* -1 where name is no device */
 	r = sweep(&s, undo, undone);
 	*bad += s.bad;
 	return r;
