@@ -44,10 +44,10 @@ extern volatile int panicking;
 	} while (0)
 #define ASSERT(c) BUG_ON(!(c))
 
-#endif
-
 /* First step of a fatal report: claim the console, stop other CPUs.
  * A second CPU that panics meanwhile halts here quietly. */
 void panic_begin(void);
 /* Set by SMP bring-up: stop every other CPU (NMI-like IPI). */
 extern void (*panic_stop_others)(void);
+
+#endif
