@@ -21,15 +21,33 @@ const char *const fault_site_names[FAULT_NSITES] = {
     "kmalloc", "pages",  "modget", "devhold", "irq",
     "sock",    "thread", "vmarea", "iomap"};
 
-void
-fault_set(struct fault_ctx *ctx)
+/* Interrupt context's, for fault_set_on(NULL, ...). */
+static struct fault_ctx *volatile irq_fault;
+
+static void
+reset(struct fault_ctx *ctx)
 {
 	if (ctx != NULL) {
 		ctx->calls = ctx->injected = 0;
 		ctx->last_site = -1;
 		ctx->last_caller = 0;
 	}
+}
+
+void
+fault_set(struct fault_ctx *ctx)
+{
+	reset(ctx);
 	current->fault = ctx;
+}
+
+void
+fault_set_on(struct thread *t, struct fault_ctx *ctx)
+{
+	reset(ctx);
+	__atomic_store_n(t != NULL ? &t->fault
+	                           : (struct fault_ctx **)&irq_fault,
+	                 ctx, __ATOMIC_RELEASE);
 }
 
 static uint32_t
@@ -43,19 +61,24 @@ bool
 __fault_should_fail(enum fault_site site, uintptr_t caller)
 {
 	struct thread *t = current;
-	struct fault_ctx *c;
+	struct fault_ctx *c = irq_fault;
+	uint32_t n;
 	bool fail = false;
 
-	if (t == NULL || (c = t->fault) == NULL || in_interrupt() ||
-	    !(c->sites & (1u << site)))
+	if (t == NULL || (t->fault == NULL && c == NULL))
 		return false;
-	c->calls++;
-	if (c->nth != 0 && c->calls == c->nth)
+	/* An interrupt runs on the stack of the thread it interrupted:
+	 * that thread's context is not the interrupt's. */
+	c = in_interrupt() ? c : __atomic_load_n(&t->fault, __ATOMIC_ACQUIRE);
+	if (c == NULL || !(c->sites & (1u << site)))
+		return false;
+	n = __atomic_add_fetch(&c->calls, 1, __ATOMIC_RELAXED);
+	if (c->nth != 0 && n == c->nth)
 		fail = true;
 	if (c->permille != 0 && fault_rand(c) % 1000 < c->permille)
 		fail = true;
 	if (fail) {
-		c->injected++;
+		__atomic_add_fetch(&c->injected, 1, __ATOMIC_RELAXED);
 		c->last_site = (int)site;
 		c->last_caller = caller;
 	}

@@ -2,8 +2,8 @@
  * Fault injection, fail-nth style (like Linux's fail_nth), scoped to one
  * thread: a command run under `failnth` or a lifetime stress worker.
  * Each hooked call site asks fault_should_fail(SITE) first; with no
- * context installed on the calling thread (the normal case) that is one
- * load and a compare.  Never injected in interrupt context.
+ * context installed on the calling thread and none for interrupt
+ * context (the normal case) that is two loads and a compare.
  *
  * Sites (fault_site_names): kmalloc, pages (alloc_pages: also every DMA
  * ring and buffer of the drivers), modget (try_module_get), devhold
@@ -51,6 +51,17 @@ struct fault_ctx {
 
 /* Install ctx (counters reset) on the calling thread, or NULL to remove. */
 void fault_set(struct fault_ctx *ctx);
+
+/*
+ * The same for a service thread that runs what the sweeper only causes
+ * (net_rx, kworker, rcu, inet), or with t NULL for interrupt context
+ * (timer callbacks, interrupt handlers): only there are its calls
+ * counted.  The installer removes it (NULL) before reading the counters;
+ * counting is atomic, so CPUs taking interrupts at once count each call
+ * once.
+ */
+struct thread;
+void fault_set_on(struct thread *t, struct fault_ctx *ctx);
 bool __fault_should_fail(enum fault_site site, uintptr_t caller);
 
 #define fault_should_fail(site)                                                \

@@ -65,12 +65,31 @@ static struct {
 static void
 mem_take(struct memsnap *m)
 {
+	memset(m, 0, sizeof(*m)); /* comparable whole (mem_take_settled) */
 	m->n = memtag_count();
 	for (int i = 0; i < m->n; i++) {
 		struct memtag *t = memtag_at(i);
 		m->objs[i] = t->objs;
 		m->bytes[i] = t->bytes;
 		m->pages[i] = t->pages;
+	}
+}
+
+/* A snapshot once nothing moves for 250 ms (a TIME_WAIT or an RCU
+ * callback of the run before still going), or after SETTLE_MS. */
+static void
+mem_take_settled(struct memsnap *m)
+{
+	struct memsnap again;
+	uint64_t deadline = now_ms() + SETTLE_MS;
+
+	mem_take(m);
+	while (now_ms() < deadline) {
+		msleep(250);
+		mem_take(&again);
+		if (memcmp(&again, m, sizeof(again)) == 0)
+			return;
+		*m = again;
 	}
 }
 
@@ -502,10 +521,15 @@ sweep_module(const char *mod, unsigned *bad)
 		r = sweep_cmd("ip", names[i], undo_up, up_undone, bad,
 		              "ip link set %s up", names[i]);
 		undo_up(&(struct sweep){.name = names[i]});
-		if (r == 0)
+		if (r == 0) {
+			struct sweep h = {.name = names[i],
+			                  .base = dev_refs(names[i])};
+
 			r = sweep_cmd("devhold", names[i], undo_devhold,
 			              devhold_undone, bad, "devhold %s 1",
 			              names[i]);
+			undo_devhold(&h); /* the last run's holder too */
+		}
 	}
 	if (r == 0 && strcmp(mod, "netsim") == 0) {
 		nsim_nbefore = devs_of(mod, nsim_before, 4);
@@ -632,6 +656,185 @@ default_mods(char names[][NAME_LEN], int max)
 	return n;
 }
 
+/* ---- service contexts ----------------------------------------------------
+ * What a command only causes runs elsewhere: frames in net_rx, tcp.ko's
+ * timers and echo service in kworker, RCU callbacks in rcu, timer
+ * callbacks in interrupt context, ARP's timers in inet.  With the e1000
+ * up at 10.0.2.15/24 (QEMU's user network) and tcp.ko loaded, each
+ * context's workload (pings of the gateway; with tcpport=, a TCP echo
+ * through the host) runs with the Nth call *in that context* failing,
+ * until a run injects nothing there.  After each point the workload must
+ * work again without injection (the path recovers: a ring with a hole
+ * is refilled, a lost segment retransmitted) and every memory tag must
+ * be back where it was.
+ */
+struct ctx_sweep {
+	const char *name;   /* as printed */
+	const char *thread; /* NULL: interrupt context */
+	bool tcp;           /* the TCP workload, else ping */
+};
+
+static const struct ctx_sweep ctx_sweeps[] = {
+    {"net_rx", "net_rx", false},  {"net_rx", "net_rx", true},
+    {"kworker", "kworker", true}, {"inet", "inet", false},
+    {"rcu", "rcu", false},        {"timer", NULL, true},
+};
+
+/* tcpport=P: a host TCP echo server at 10.0.2.2:P for the TCP workload
+ * (tcp.ko's timers and delayed ACKs run in kworker). */
+static unsigned sweep_tcpport;
+
+static void
+workload(const struct ctx_sweep *cs, char *line, size_t size, const char **ok)
+{
+	if (cs->tcp) {
+		/* the echo comes back in bulk too: ACKs deferred to
+		 * tcp.ko's work, in kworker */
+		snprintf(line, size, "tcpbulk 10.0.2.2 %u 64K", sweep_tcpport);
+		*ok = "tcpbulk: sent";
+	} else {
+		snprintf(line, size, "ping -c 3 -i 20 10.0.2.2");
+		*ok = "rtt min/avg/max";
+	}
+}
+
+/* Read by the target after we let go of it: never on our stack. */
+static struct fault_ctx ctx_fault;
+
+struct find_thread {
+	const char *name;
+	struct thread *found;
+};
+
+static void
+match_thread(struct thread *t, void *arg)
+{
+	struct find_thread *f = arg;
+
+	if (f->found == NULL && strcmp(t->name, f->name) == 0)
+		f->found = t;
+}
+
+/* The workload, quietly; true if its last line says it worked. */
+static bool
+workload_ok(const struct ctx_sweep *cs)
+{
+	struct out_capture out;
+	const char *ok;
+	char line[64];
+
+	workload(cs, line, sizeof(line), &ok);
+	out_capture_begin(&out);
+	shell_exec(line);
+	out_capture_end();
+	return strncmp(out.last, ok, strlen(ok)) == 0;
+}
+
+/* Up to 5 tries a second apart: what a failure cost (a lost frame, an
+ * unanswered ARP) may take a retransmission to mend. */
+static bool
+recovers(const struct ctx_sweep *cs)
+{
+	for (int i = 0; i < 5; i++) {
+		if (workload_ok(cs))
+			return true;
+		msleep(1000);
+	}
+	return false;
+}
+
+static int
+sweep_context(const struct ctx_sweep *cs, unsigned *bad)
+{
+	struct find_thread f = {cs->thread, NULL};
+	struct memsnap before;
+	char why[160], work[64];
+	const char *leak, *ok;
+	unsigned points = 0, nbad = 0;
+
+	workload(cs, work, sizeof(work), &ok);
+	if (cs->tcp && sweep_tcpport == 0) {
+		kprintf("stress: faultsweep: context %s (%s): skipped, no "
+		        "tcpport=\n",
+		        cs->name, "tcpbulk");
+		return 0;
+	}
+	if (cs->thread != NULL) {
+		for_each_thread(match_thread, &f)
+			;
+		if (f.found == NULL)
+			return cmd_error("stress", -ESRCH,
+			                 "faultsweep: no thread %s",
+			                 cs->thread);
+	}
+	if (!recovers(cs))
+		return cmd_error("stress", -EIO,
+		                 "faultsweep: '%s' fails without injection",
+		                 work);
+	for (uint32_t n = 1; n <= SWEEP_MAX; n++) {
+		if (signal_pending())
+			return -EINTR;
+		mem_take_settled(&before);
+		ctx_fault = (struct fault_ctx){.sites = FAULT_ALL, .nth = n};
+		fault_set_on(f.found, &ctx_fault);
+		workload_ok(cs);
+		fault_set_on(f.found, NULL);
+		if (ctx_fault.injected == 0)
+			break;
+		points++;
+		site_stats[ctx_fault.last_site].hits++;
+		why[0] = '\0';
+		if (!recovers(cs))
+			snprintf(why, sizeof(why), "'%s' does not work again",
+			         work);
+		else if ((leak = mem_changed(&before, why, sizeof(why))) ==
+		         NULL)
+			continue;
+		nbad++;
+		site_stats[ctx_fault.last_site].bad++;
+		printk(LOG_ERR,
+		       "stress: faultsweep: FAIL: context %s with call %u "
+		       "failing (%s): %s\n",
+		       cs->name, (unsigned)n,
+		       fault_site_names[ctx_fault.last_site], why);
+	}
+	kprintf("stress: faultsweep: context %s (%s): %u failure points, %u "
+	        "bad\n",
+	        cs->name, work, points, nbad);
+	*bad += nbad;
+	return 0;
+}
+
+/* The e1000 at 10.0.2.15/24 and tcp.ko loaded; undone after. */
+static int
+contexts(unsigned *bad)
+{
+	static const char *const up[] = {"insmod e1000",
+	                                 "ip addr add 10.0.2.15/24 dev eth0",
+	                                 "ip link set eth0 up", "insmod tcp"};
+	static const char *const down[] = {
+	    "rmmod -f tcp", "ip link set eth0 down",
+	    "ip addr del 10.0.2.15/24 dev eth0", "rmmod e1000"};
+	char line[64];
+	int r = 0;
+
+	if (boot_module_find("e1000.ko") == NULL ||
+	    boot_module_find("tcp.ko") == NULL)
+		return 0; /* nothing to carry the workloads */
+	for (size_t i = 0; i < sizeof(up) / sizeof(*up) && r == 0; i++) {
+		strlcpy(line, up[i], sizeof(line));
+		r = shell_exec(line);
+	}
+	for (size_t i = 0;
+	     i < sizeof(ctx_sweeps) / sizeof(*ctx_sweeps) && r == 0; i++)
+		r = sweep_context(&ctx_sweeps[i], bad);
+	for (size_t i = 0; i < sizeof(down) / sizeof(*down); i++) {
+		strlcpy(line, down[i], sizeof(line));
+		shell_exec(line);
+	}
+	return r;
+}
+
 static void
 print_sites(void)
 {
@@ -653,8 +856,20 @@ lt_faultsweep(int argc, char **argv)
 	if (argc > 2 + MAX_MODS)
 		return cmd_usage("stress");
 	memset(site_stats, 0, sizeof(site_stats));
-	for (int i = 2; i < argc; i++)
-		mods[n++] = argv[i];
+	sweep_tcpport = 0;
+	for (int i = 2; i < argc; i++) {
+		unsigned long v;
+
+		if (strncmp(argv[i], "tcpport=", 8) != 0) {
+			mods[n++] = argv[i];
+			continue;
+		}
+		if (parse_ulong(argv[i] + 8, &v) != 0 || v == 0 || v > 65535)
+			return cmd_error("stress", -EINVAL,
+			                 "faultsweep: bad port '%s'",
+			                 argv[i] + 8);
+		sweep_tcpport = (unsigned)v;
+	}
 	for (int i = 0; i < n; i++)
 		if (module_loaded(mods[i]))
 			return cmd_error("stress", -EBUSY,
@@ -679,6 +894,8 @@ lt_faultsweep(int argc, char **argv)
 		              &bad, "udpecho -t 7");
 		undo_udpecho(NULL);
 	}
+	if (r == 0)
+		r = contexts(&bad);
 	print_sites();
 	if (r == -EINTR)
 		return cmd_error("stress", r, "faultsweep: interrupted");

@@ -10,6 +10,14 @@
  * takes the napi off the list, and waits until a poll in progress is
  * over, so after it returns the driver's poll will not run again until
  * napi_enable().  Each poll runs with a reference on the driver module.
+ *
+ * A poll whose module reference cannot be taken (the module is GOING:
+ * rmmod is waiting for it) is parked, still SCHED, and retried every
+ * PARK_MS: its device's interrupts stay masked until a poll completes,
+ * so completing it unpolled would leave the NIC deaf for good if the
+ * unload is then abandoned (Ctrl-C, the module LIVE again with its
+ * devices up).  The unload's own napi_disable takes it off the parked
+ * list like off the poll list.
  */
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
@@ -18,6 +26,7 @@
 #include <kernel/printk.h>
 #include <kernel/sched.h>
 #include <kernel/spinlock.h>
+#include <kernel/timer.h>
 #include <kernel/waitq.h>
 #include <kernel/bootparam.h>
 #include <kernel/clock.h>
@@ -28,8 +37,12 @@
 #define NAPI_DISABLED 2
 #define NAPI_RUNNING  4
 
+#define PARK_MS 10
+
 static DEFINE_SPINLOCK(napi_lock);
 static LIST_HEAD(poll_list);
+static LIST_HEAD(parked); /* SCHED, their module GOING at their poll */
+static struct timer park_timer;
 static DEFINE_WAITQ(napi_wq);
 static struct thread *net_rx_thread;
 
@@ -130,6 +143,25 @@ next_napi(void)
 	return n;
 }
 
+/* The parked napis go back on the poll list. */
+static void
+park_retry(struct timer *t)
+{
+	uint32_t f = spin_lock_irqsave(&napi_lock);
+	bool any = !list_empty(&parked);
+
+	(void)t;
+	while (!list_empty(&parked)) {
+		struct napi_struct *n =
+		    list_first_entry(&parked, struct napi_struct, poll_link);
+		list_del_init(&n->poll_link);
+		list_add_tail(&n->poll_link, &poll_list);
+	}
+	spin_unlock_irqrestore(&napi_lock, f);
+	if (any)
+		wake_up(&napi_wq);
+}
+
 static void
 poll_one(struct napi_struct *n)
 {
@@ -138,13 +170,20 @@ poll_one(struct napi_struct *n)
 	int done = 0;
 
 	/* A GOING module is being taken down; its remove path disables
-	 * this napi.  Without a reference its poll must not run. */
-	if (try_module_get(owner)) {
-		done = n->poll(n, n->weight);
-		module_put(owner);
-	} else {
-		napi_complete(n);
+	 * this napi.  Without a reference its poll must not run: park it
+	 * (see the top) rather than complete it unpolled. */
+	if (!try_module_get(owner)) {
+		f = spin_lock_irqsave(&napi_lock);
+		if ((n->state & NAPI_SCHED) && !(n->state & NAPI_DISABLED) &&
+		    list_empty(&n->poll_link))
+			list_add_tail(&n->poll_link, &parked);
+		__atomic_and_fetch(&n->state, ~NAPI_RUNNING, __ATOMIC_RELEASE);
+		spin_unlock_irqrestore(&napi_lock, f);
+		timer_add(&park_timer, now_ms() + PARK_MS);
+		return;
 	}
+	done = n->poll(n, n->weight);
+	module_put(owner);
 	f = spin_lock_irqsave(&napi_lock);
 	/* Used its whole budget and not completed: more work, poll again. */
 	if (done >= n->weight && (n->state & NAPI_SCHED) &&
@@ -211,6 +250,7 @@ napi_init(void)
 	/* On the boot CPU, where every device interrupt is routed
 	 * (kernel/ioapic.c): the interrupt's wakeup of net_rx stays on one
 	 * CPU, and readers elsewhere know where the receive path runs. */
+	timer_init(&park_timer, park_retry, NULL);
 	net_rx_thread = thread_create("net_rx", net_rx, NULL, 0);
 	if (net_rx_thread == NULL)
 		panic("cannot start the net_rx thread");

@@ -264,10 +264,10 @@ send_bcast(struct sk_buff *skb, struct net_device *dev)
  * packet changes (neigh_output_only_xmits): those are sent without
  * neigh_lock, as Linux's connected output.  The entry is found under
  * rcu_read_lock (it is freed a grace period after its last put) and
- * copied under its sequence count; false sends the packet the locked
- * way, through the event.
+ * copied under its sequence count; 1 sends the packet the locked way,
+ * through the event, else the device's answer (0 or -errno).
  */
-static bool
+static int
 arp_output_fast(struct sk_buff *skb, struct net_device *dev, uint32_t nexthop)
 {
 	struct neighbour *n;
@@ -287,10 +287,11 @@ arp_output_fast(struct sk_buff *skb, struct net_device *dev, uint32_t nexthop)
 	}
 	rcu_read_unlock();
 	if (!xmit)
-		return false;
+		return 1;
 	eth_frame(skb, dev, e.mac, ETH_P_IP);
-	dev_queue_xmit(skb);
-	return true;
+	/* The device's refusal (down, ring full, its module GOING) is the
+	 * sender's to know: TCP says which segment never left. */
+	return dev_queue_xmit(skb);
 }
 
 PACKET_TX int
@@ -306,8 +307,10 @@ arp_output(struct sk_buff *skb, struct net_device *dev, uint32_t nexthop,
 		send_bcast(skb, dev);
 		return 0;
 	}
-	if (arp_output_fast(skb, dev, nexthop))
-		return 0;
+	int r = arp_output_fast(skb, dev, nexthop);
+
+	if (r <= 0)
+		return r;
 	f = spin_lock_irqsave(&neigh_lock);
 	n = neigh_find(dev->ifindex, nexthop);
 	if (n == NULL) {
