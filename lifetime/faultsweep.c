@@ -805,6 +805,34 @@ sweep_context(const struct ctx_sweep *cs, unsigned *bad)
 	return 0;
 }
 
+/* ---- tcpconnect ----------------------------------------------------------
+ * A command that needs the network, with the e1000 as below.  A failed
+ * or absorbed tcpconnect leaves nothing but what the memory check sees
+ * (a pcb would show there). */
+
+static int
+undo_nothing(struct sweep *s)
+{
+	(void)s;
+	return 0;
+}
+
+static bool
+nothing_left(struct sweep *s)
+{
+	(void)s;
+	return true;
+}
+
+static int
+sweep_net_cmds(unsigned *bad)
+{
+	if (sweep_tcpport == 0)
+		return 0;
+	return sweep_cmd("tcpconnect", "eth0", undo_nothing, nothing_left, bad,
+	                 "tcpconnect 10.0.2.2 %u sweep", sweep_tcpport);
+}
+
 /* The e1000 at 10.0.2.15/24 and tcp.ko loaded; undone after. */
 static int
 contexts(unsigned *bad)
@@ -828,6 +856,8 @@ contexts(unsigned *bad)
 	for (size_t i = 0;
 	     i < sizeof(ctx_sweeps) / sizeof(*ctx_sweeps) && r == 0; i++)
 		r = sweep_context(&ctx_sweeps[i], bad);
+	if (r == 0)
+		r = sweep_net_cmds(bad);
 	for (size_t i = 0; i < sizeof(down) / sizeof(*down); i++) {
 		strlcpy(line, down[i], sizeof(line));
 		shell_exec(line);
