@@ -302,13 +302,13 @@ arp_output(struct sk_buff *skb, struct net_device *dev, uint32_t nexthop,
 	struct neighbour *fresh = NULL, *n;
 	struct neigh_action act;
 	uint32_t f;
+	int r;
 
 	if (bcast) {
 		send_bcast(skb, dev);
 		return 0;
 	}
-	int r = arp_output_fast(skb, dev, nexthop);
-
+	r = arp_output_fast(skb, dev, nexthop);
 	if (r <= 0)
 		return r;
 	f = spin_lock_irqsave(&neigh_lock);
