@@ -561,6 +561,12 @@ audit_pcap(const char *pcap, struct audit *a, char *err, size_t errlen)
 		return -1;
 	}
 	audit_tshark_argv(&av, pcap);
+	for (int i = 0; i < a->ndata_ports; i++) {
+		argv_add(&av, "-d");
+		argv_addf(&av, "tcp.port==%s,data", a->data_ports[i]);
+		argv_add(&av, "-d");
+		argv_addf(&av, "udp.port==%s,data", a->data_ports[i]);
+	}
 	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDONLY);

@@ -88,6 +88,11 @@ struct audit {
 	int nwin;
 	struct audit_seg *segs; /* the guest's, from its serial log */
 	int nsegs;
+	/* The run's host ports (hostfwd, its test servers): their payload
+	 * is test data, never a protocol tshark registered that port for
+	 * (a random port can be one, e.g. 44321, PCP's) */
+	char (*data_ports)[16];
+	int ndata_ports;
 	char *bad_line; /* the first line that did not parse */
 };
 

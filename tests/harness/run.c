@@ -982,6 +982,8 @@ audit_captures(struct run *R)
 		a.allow_field = R->s->allow_field;
 		a.allow_reason = R->s->allow_reason;
 		a.nallow = R->s->nallow;
+		a.data_ports = R->ports;
+		a.ndata_ports = R->s->nfwd;
 		if (audit_read_segs(&a, R->log_path) < 0) {
 			run_fail(R, "audit: %s: %s", R->log_path,
 			         strerror(errno));
