@@ -10,7 +10,9 @@
  * default route via the router (at the lowest free metric, so each NIC
  * can have one); LOST removes them.  A failed `dhcp DEV` leaves the
  * link as it was (down if it brought it up).  `dhcp DEV` starts the
- * client (bringing the device up first) and waits for the first lease.
+ * client (bringing the device up first) and waits for the first lease;
+ * `dhcp -x DEV` stops it: the lease's address and routes go (no RELEASE
+ * is sent, as dhclient -x), the link stays as it is.
  */
 #include "net/ipv4/inet.h"
 #include "net/apps/dhcp_fsm.h"
@@ -36,6 +38,7 @@ struct dhcp_if {
 	struct socket *sk;
 	int refcnt; /* the thread and each waiting command */
 	volatile bool bound, done;
+	volatile bool stop;     /* `dhcp -x`: the thread gives up the lease */
 	volatile int apply_err; /* the last lease could not be set */
 	struct waitq wq;        /* commands wait for bound/done */
 	uint32_t addr, plen, router, metric;
@@ -130,7 +133,8 @@ handle_out(struct dhcp_if *d, const struct dhcp_out *o)
 	struct sockaddr_in4 to = {o->dst, DHCP_SERVER_PORT};
 
 	if (o->events & DHCP_EV_LOST) {
-		kprintf("dhcp: %s: lease lost\n", d->name);
+		if (!d->stop) /* else the stopping command says so */
+			kprintf("dhcp: %s: lease lost\n", d->name);
 		lease_remove(d);
 	}
 	if (o->events & DHCP_EV_NAK)
@@ -163,6 +167,11 @@ dhcp_thread(void *arg)
 			                  d->out, sizeof(d->out), &o);
 			handle_out(d, &o);
 		}
+		if (d->stop) {
+			dhcp_client_stop(&d->c, &o);
+			handle_out(d, &o); /* LOST: its address and routes */
+			break;
+		}
 		n = sock_recvfrom(d->sk, d->in, sizeof(d->in), &from, 0);
 		if (n == -ENODEV || d->done)
 			break;
@@ -180,8 +189,10 @@ dhcp_thread(void *arg)
 		else
 			handle_out(d, &o);
 	}
-	kprintf("dhcp: %s: device gone, client stopped\n", d->name);
-	d->addr = 0; /* went with the device */
+	if (!d->stop) {
+		kprintf("dhcp: %s: device gone, client stopped\n", d->name);
+		d->addr = 0; /* went with the device */
+	}
 	sock_close(d->sk);
 	d->done = true;
 	wake_up(&d->wq);
@@ -195,7 +206,7 @@ dhcp_find_get(int ifindex)
 	uint32_t f = spin_lock_irqsave(&dhcp_lock);
 
 	list_for_each_entry(d, &dhcp_ifs, link) {
-		if (d->ifindex == ifindex && !d->done) {
+		if (d->ifindex == ifindex && !d->done && !d->stop) {
 			d->refcnt++;
 			spin_unlock_irqrestore(&dhcp_lock, f);
 			return d;
@@ -214,8 +225,10 @@ dhcp_create(struct net_device *dev, struct dhcp_if **out, char *msg,
 	uint32_t f;
 	int r;
 
-	if (d == NULL)
+	if (d == NULL) {
+		snprintf(msg, size, "%s: no memory for a client", dev->name);
 		return -ENOMEM;
+	}
 	strlcpy(d->name, dev->name, sizeof(d->name));
 	d->ifindex = dev->ifindex;
 	d->refcnt = 2; /* the thread and our caller */
@@ -304,6 +317,37 @@ dhcp_start(const char *ifname, long timeout_ms, char *msg, size_t size)
 	dhcp_put(d);
 out:
 	dev_put_track(dev, &t);
+	return r;
+}
+
+int
+dhcp_stop(const char *ifname, char *msg, size_t size)
+{
+	struct net_device *dev;
+	struct dev_tracker t;
+	struct dhcp_if *d;
+	int r;
+
+	dev = dev_get_by_name(ifname, &t, "dhcp");
+	if (dev == NULL) {
+		snprintf(msg, size, "no device %s", ifname);
+		return -ENODEV;
+	}
+	d = dhcp_find_get(dev->ifindex);
+	dev_put_track(dev, &t);
+	if (d == NULL) {
+		snprintf(msg, size, "%s: no DHCP client", ifname);
+		return -ENOENT;
+	}
+	d->stop = true;
+	/* The thread looks at stop at least every receive timeout. */
+	r = wait_event_interruptible(d->wq, d->done);
+	if (r != 0)
+		snprintf(msg, size, "interrupted; the client stops by itself");
+	else
+		snprintf(msg, size, "%s: client stopped, lease given up",
+		         ifname);
+	dhcp_put(d);
 	return r;
 }
 

@@ -314,18 +314,23 @@ cmd_dhcp(int argc, char **argv)
 	struct args a;
 	int r;
 
-	if (args_parse(&a, "dhcp", argc, argv, "", 0, 1) < 0)
+	if (args_parse(&a, "dhcp", argc, argv, "x", 0, 1) < 0)
 		return -EINVAL;
+	if (a.npos == 0 && args_has(&a, 'x'))
+		return cmd_refuse("dhcp", "-x needs a device");
 	if (a.npos == 0) {
 		dhcp_show();
 		return 0;
 	}
-	r = dhcp_start(argv[1], 30000, msg, sizeof(msg));
+	r = args_has(&a, 'x') ? dhcp_stop(a.pos[0], msg, sizeof(msg))
+	                      : dhcp_start(a.pos[0], 30000, msg, sizeof(msg));
 	if (r != 0)
 		return cmd_error("dhcp", r, "%s", msg);
 	kprintf("dhcp: %s\n",
 	        msg); /* "DEV: address A/N": one line either way */
 	return 0;
 }
-COMMAND(dhcp, "dhcp [DEV]",
-        "get an address from a DHCP server (no DEV: list clients)", cmd_dhcp);
+COMMAND(dhcp, "dhcp [-x] [DEV]",
+        "get an address from a DHCP server (-x: stop DEV's client; no DEV: "
+        "list clients)",
+        cmd_dhcp);

@@ -363,6 +363,7 @@ int udp_send_skb(struct socket *sk, struct sk_buff *skb,
  * thread stays for renewals until the device goes. */
 /* msg: why it failed, or on success "DEV: address A/N". */
 int dhcp_start(const char *ifname, long timeout_ms, char *msg, size_t size);
+int dhcp_stop(const char *ifname, char *msg, size_t size);
 void dhcp_show(void);
 /* Fetch NAME from server into a kmalloc'd buffer (tag "tftp"). */
 int tftp_get(uint32_t server, const char *name, uint8_t **data, size_t *len,
