@@ -23,6 +23,8 @@ static void
 capture_file_line(struct out_capture *c)
 {
 	c->line[c->len] = '\0';
+	if (c->logging)
+		c->logged++;
 	if (c->lines == 0)
 		strlcpy(c->first, c->line, sizeof(c->first));
 	strlcpy(c->last, c->line, sizeof(c->last));
@@ -139,8 +141,15 @@ printk(int level, const char *fmt, ...)
 	va_end(ap);
 	if (n >= (int)sizeof(buf))
 		n = sizeof(buf) - 1;
-	if (level <= LOG_WARN)
+	if (level <= LOG_WARN) {
 		console_write(buf, (size_t)n);
-	else
+	} else {
+		struct out_capture *c = capturing();
+
+		if (c != NULL)
+			c->logging = c->len == 0; /* a line of its own */
 		output(buf, (size_t)n);
+		if (c != NULL)
+			c->logging = false;
+	}
 }

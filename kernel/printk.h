@@ -8,6 +8,7 @@
 #define KERNEL_PRINTK_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 enum log_level {
@@ -40,6 +41,8 @@ void kputs(const char *s);
 #define OUT_CAPTURE_LINE 120
 struct out_capture {
 	unsigned lines;              /* complete lines seen */
+	unsigned logged;             /* of them, printk's log lines */
+	bool logging;                /* printk is filing its line */
 	size_t len;                  /* bytes in line[] */
 	char line[OUT_CAPTURE_LINE]; /* the line being built */
 	char first[OUT_CAPTURE_LINE], last[OUT_CAPTURE_LINE];

@@ -9,11 +9,16 @@
  *   tcp-bulk send [-t SECS] [-a ADDR] PORT BYTES   connect to ADDR:PORT
  *       (default 127.0.0.1: hostfwd to tcplisten), send BYTES, half
  *       close, wait for the guest's close
+ *   tcp-bulk send -r ...   the same again and again until SECS are up
+ *       (a peer for a guest that listens now and then: the fault
+ *       sweep's tcplisten); prints "connecting" once, then a line per
+ *       connection that failed
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,13 +102,19 @@ do_send(struct sockaddr_in *a, uint64_t total)
 		for (size_t i = 0; i < n; i++)
 			buf[i] = pat(sent + i);
 		w = write(s, buf, n);
-		if (w <= 0)
-			return printf("FAIL: write: %s\n", strerror(errno)), 1;
+		if (w <= 0) {
+			printf("FAIL: write: %s\n", strerror(errno));
+			close(s);
+			return 1;
+		}
 		sent += (uint64_t)w;
 	}
 	shutdown(s, SHUT_WR);
-	if (read(s, &c, 1) != 0)
-		return printf("FAIL: no clean close from the guest\n"), 1;
+	if (read(s, &c, 1) != 0) {
+		printf("FAIL: no clean close from the guest\n");
+		close(s);
+		return 1;
+	}
 	close(s);
 	printf("sent %llu bytes in %.2f s\n", (unsigned long long)sent,
 	       now_s() - t0);
@@ -116,6 +127,7 @@ main(int argc, char **argv)
 	struct sockaddr_in a;
 	const char *addr = "127.0.0.1";
 	int secs = 120, i = 2;
+	bool repeat = false;
 
 	signal(SIGPIPE, SIG_IGN);
 	while (i + 1 < argc &&
@@ -126,9 +138,14 @@ main(int argc, char **argv)
 			addr = argv[i + 1];
 		i += 2;
 	}
+	if (strcmp(argv[1], "send") == 0 && i + 2 < argc &&
+	    strcmp(argv[i], "-r") == 0) {
+		repeat = true;
+		i++;
+	}
 	if (argc != i + 2)
 		return fprintf(stderr, "usage: tcp-bulk recv|send [-t S] "
-		                       "[-a ADDR] PORT BYTES\n"),
+		                       "[-a ADDR] [-r] PORT BYTES\n"),
 		       2;
 	alarm((unsigned)secs);
 	memset(&a, 0, sizeof(a));
@@ -138,5 +155,13 @@ main(int argc, char **argv)
 		return fprintf(stderr, "tcp-bulk: bad address %s\n", addr), 2;
 	if (strcmp(argv[1], "recv") == 0)
 		return do_recv(&a, strtoull(argv[i + 1], NULL, 0));
-	return do_send(&a, strtoull(argv[i + 1], NULL, 0));
+	if (!repeat)
+		return do_send(&a, strtoull(argv[i + 1], NULL, 0));
+	printf("connecting\n");
+	fflush(stdout);
+	for (;;) { /* until the alarm */
+		do_send(&a, strtoull(argv[i + 1], NULL, 0));
+		fflush(stdout);
+		usleep(50000); /* a guest not listening: not too often */
+	}
 }
