@@ -32,6 +32,10 @@ trap_common:
 	cld
 	pushl %esp
 	call trap
+	/* trap's return address: where a stack walk leaves the handler
+	 * for whatever it interrupted (kernel/stackdepot.c stops here) */
+	.globl trap_returned
+trap_returned:
 	addl $4, %esp
 	popal
 	addl $8, %esp		/* vector and error code */

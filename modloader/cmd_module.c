@@ -7,6 +7,7 @@
 #include <kernel/shell.h>
 #include <kernel/args.h>
 #include <kernel/printk.h>
+#include <kernel/stackdepot.h>
 #include <kernel/clock.h>
 #include <kernel/bootmod.h>
 #include <kernel/page_alloc.h>
@@ -303,8 +304,14 @@ cmd_refs(int argc, char **argv)
 		              "no such module or device");
 	}
 	mutex_unlock(&module_mutex);
-	if (argc == 1)
+	if (argc == 1) {
+		struct stack_depot_stats st;
+
 		refs_show_hooks(NULL);
+		stack_depot_stats(&st);
+		kprintf("stack depot: %u of %u stacks, %u not saved (full)\n",
+		        st.stacks, st.capacity, st.misses);
+	}
 	return r;
 }
 COMMAND(refs, "refs [MODULE|DEV]",

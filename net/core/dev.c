@@ -405,10 +405,9 @@ register_netdev(struct net_device *dev)
 	 * reference in any mode, or a driver could never be unloaded. */
 	__atomic_store_n(&dev->refcnt, 1, __ATOMIC_SEQ_CST);
 	if (dev->track) {
-		dev->reg_tracker.tag = "registered";
-		dev->reg_tracker.caller =
-		    (uintptr_t)__builtin_return_address(0);
-		dev->reg_tracker.since = clock_stamp();
+		netdev_tracker_stamp(dev, &dev->reg_tracker, "registered",
+		                     (uintptr_t)__builtin_return_address(0),
+		                     *(uintptr_t *)__builtin_frame_address(0));
 		list_add_tail(&dev->reg_tracker.link, &dev->trackers);
 	}
 	__atomic_store_n(&dev->reg_state, NETREG_REGISTERED, __ATOMIC_SEQ_CST);

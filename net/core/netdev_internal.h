@@ -38,6 +38,9 @@
 #define NETDEV_TAG "netdev"
 
 extern int netdev_track;
+extern unsigned netdev_double_releases; /* reported double puts */
+void netdev_tracker_stamp(struct net_device *dev, struct dev_tracker *t,
+                          const char *tag, uintptr_t caller, uintptr_t frame);
 
 /* dev_refcnt.c */
 void netdev_refcnt_init(struct net_device *dev);

@@ -99,13 +99,19 @@ struct net_device_stats {
 	uint64_t rx_dropped, tx_dropped;
 };
 
-/* One tracked reference, embedded in the holder's object. */
+/* One tracked reference, embedded in the holder's object.  With
+ * netdev_track=2 it also names the stacks where it was taken and, once
+ * put, where it was released (kernel/stackdepot.h handles). */
 struct dev_tracker {
 	struct list_head link; /* in dev->trackers; next NULL if untracked */
 	const char *tag;
 	uintptr_t caller;
 	uint64_t since; /* clock_stamp() */
+	uint32_t hold_stack, put_stack;
+	uint32_t state; /* DEV_TRACKER_HELD / _RELEASED (a double put) */
 };
+#define DEV_TRACKER_HELD     0x444c4f48u /* "HOLD" */
+#define DEV_TRACKER_RELEASED 0x534c4552u /* "RELS" */
 
 /* NAPI: the interrupt handler schedules, the net_rx thread polls. */
 struct napi_struct {
@@ -148,7 +154,7 @@ struct net_device {
 	struct list_head trackers;
 	volatile int untracked;
 	struct dev_tracker reg_tracker; /* the registration's base ref */
-	bool track;
+	uint8_t track; /* netdev_track when allocated: 0, 1 site, 2 stacks */
 
 	spinlock_t xmit_lock; /* held around ndo_start_xmit */
 	/* bench bounce (net/core/bounce.c): received UDP goes straight back. */

@@ -7,7 +7,9 @@
  *   wait/atomic    dev_hold + dev_put, one atomic counter (also what
  *                  pinned and legacy cost: they differ only at unload)
  *   wait/percpu    the same with per-CPU counters
- *   tracked        with a dev_tracker (holder tracking on, as in tests)
+ *   tracked        with a dev_tracker: tag and call site (netdev_track=1)
+ *   stacks         with a dev_tracker: also the hold and release stacks
+ *                  (netdev_track=2, the default)
  *   owner          __module_get + dev_hold + dev_put + module_put on a
  *                  loaded driver module: Rusty's patch, every hold also
  *                  a module reference (module refcount as booted, modref=)
@@ -24,8 +26,8 @@
  * (threads never migrate), released together; the round's time is from
  * the first start to the last finish.  Reports the median of the rounds:
  * cycles per pair on each CPU, the total rate, and the speedup over one
- * CPU (ideal: the number of CPUs).  The tracked variant is left out: it
- * measures a spinlock, and with more vCPUs than host cores a preempted
+ * CPU (ideal: the number of CPUs).  The tracked variants are left out:
+ * they measure a spinlock, and with more vCPUs than host cores a preempted
  * lock holder makes every other CPU spin for a host time slice.
  */
 #include <net/core/netdevice.h>
@@ -45,12 +47,12 @@
 #include <kernel/x86.h>
 
 #define ROUNDS    7
-#define NVARIANTS 4
+#define NVARIANTS 5
 
-enum variant { V_ATOMIC, V_PERCPU, V_TRACKED, V_OWNER };
+enum variant { V_ATOMIC, V_PERCPU, V_TRACKED, V_STACKS, V_OWNER };
 
 static const char *const variant_names[NVARIANTS] = {
-    "wait/atomic", "wait/percpu", "tracked", "owner"};
+    "wait/atomic", "wait/percpu", "tracked", "stacks", "owner"};
 
 /* The pairs themselves; the device's flags are set by the caller. */
 static void
@@ -67,6 +69,7 @@ run_pairs(struct net_device *dev, enum variant v, unsigned pairs,
 			dev_put(dev);
 			break;
 		case V_TRACKED:
+		case V_STACKS:
 			dev_hold_track(dev, &tr, "bench");
 			dev_put_track(dev, &tr);
 			break;
@@ -84,7 +87,7 @@ static void
 set_variant(struct net_device *dev, enum variant v)
 {
 	dev->pcpu_refs = v == V_PERCPU;
-	dev->track = v == V_TRACKED;
+	dev->track = v == V_TRACKED ? 1 : v == V_STACKS ? 2 : 0;
 }
 
 static uint64_t
@@ -287,7 +290,7 @@ bench_contended(struct net_device *dev, struct module *owner, int nv,
 	for (int r = 0; r < CROUNDS; r++)
 		for (int k = 0; k < nc; k++)
 			for (int v = 0; v < nv; v++) {
-				if (v == V_TRACKED)
+				if (v == V_TRACKED || v == V_STACKS)
 					continue;
 				wall[k][v][r] = crowd_round(
 				    dev, v, pairs, owner, cpu, counts[k]);
@@ -305,7 +308,7 @@ bench_contended(struct net_device *dev, struct module *owner, int nv,
 	for (int v = 0; v < nv; v++) {
 		uint64_t one;
 
-		if (v == V_TRACKED)
+		if (v == V_TRACKED || v == V_STACKS)
 			continue;
 		one = median(wall[0][v], CROUNDS);
 

@@ -26,6 +26,7 @@
 #include <kernel/clock.h>
 #include <kernel/bootparam.h>
 #include <kernel/ksyms.h>
+#include <kernel/stackdepot.h>
 #include <net/core/netdevice.h>
 #include <net/core/skbuff.h>
 #include "net/core/netdev_internal.h"
@@ -593,14 +594,126 @@ holder_signature_stable(struct ktest *t)
 	           fnv1a32(key, strlen(key)));
 }
 
-KTEST_SUITE(netdev, KTEST_CASE(names_and_indexes), KTEST_CASE(lookups_hold),
-            KTEST_CASE(notifier_sequence), KTEST_CASE(ops_called_as_documented),
-            KTEST_CASE(refcount_percpu), KTEST_CASE(refcount_atomic),
-            KTEST_CASE(pcpu_slots_own_lines),
-            KTEST_CASE(unregister_waits_for_holder),
-            KTEST_CASE(interrupted_unregister_rolls_back),
-            KTEST_CASE(try_hold_fails_when_unregistering),
-            KTEST_CASE(napi_polls_in_thread),
-            KTEST_CASE(busy_wait_off_net_rx_cpu),
-            KTEST_CASE(busy_poll_off_at_zero),
-            KTEST_CASE(holder_signature_stable));
+/* Two holds from one call site share a hold stack (and its signature),
+ * a hold from another site differs; the stack starts at the hold's own site and
+ * goes on with its callers (this function's caller, the suite runner). */
+static __attribute__((noinline)) void
+hold_here(struct net_device *dev, struct dev_tracker *tr)
+{
+	dev_hold_track(dev, tr, "ktest");
+}
+
+static void
+hold_stacks_grouped(struct ktest *t)
+{
+	struct net_device *dev = alloc_netdev(0, "ktst%d");
+	struct dev_tracker ab[2], c;
+	struct dev_tracker *a = &ab[0], *b = &ab[1];
+	volatile int two = 2; /* a loop the compiler cannot unroll */
+	const uintptr_t *f;
+	struct sym_info si;
+	int n;
+
+	KASSERT_TRUE(t, dev != NULL);
+	dev->track = 2;
+	for (int i = 0; i < two; i++) /* one call site, one stack */
+		hold_here(dev, &ab[i]);
+	dev_hold_track(dev, &c, "ktest");
+	KEXPECT_NE(t, a->hold_stack, 0u);
+	KEXPECT_EQ(t, a->hold_stack, b->hold_stack);
+	KEXPECT_NE(t, a->hold_stack, c.hold_stack);
+	KEXPECT_EQ(t, stack_signature(a->hold_stack, "ktest"),
+	           stack_signature(b->hold_stack, "ktest"));
+	KEXPECT_NE(t, stack_signature(a->hold_stack, "ktest"),
+	           stack_signature(c.hold_stack, "ktest"));
+	KEXPECT_NE(t, stack_signature(a->hold_stack, "ktest"),
+	           stack_signature(a->hold_stack, "dst"));
+	n = stack_frames(a->hold_stack, &f);
+	KASSERT_TRUE(t, n >= 2);
+	KEXPECT_TRUE(t, ksym_lookup(f[0], &si) == 0 &&
+	                    strcmp(si.name, "hold_here") == 0);
+	KEXPECT_TRUE(t, ksym_lookup(f[1], &si) == 0 &&
+	                    strcmp(si.name, "hold_stacks_grouped") == 0);
+	dev_put_track(dev, a);
+	KEXPECT_NE(t, a->put_stack, 0u);
+	KEXPECT_NE(t, a->put_stack, a->hold_stack);
+	dev_put_track(dev, b);
+	dev_put_track(dev, &c);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), 0);
+	free_netdev(dev);
+}
+
+/* A hold in interrupt context (a timer callback): its stack ends at the
+ * interrupt's entry, not in whatever code the interrupt hit, so the same
+ * hold site gives the same stack however often it runs. */
+static struct net_device *irq_dev;
+static struct dev_tracker irq_tr;
+static volatile bool irq_held;
+
+static void
+hold_in_irq(struct timer *tm)
+{
+	(void)tm;
+	dev_hold_track(irq_dev, &irq_tr, "ktest-irq");
+	irq_held = true;
+}
+
+static void
+irq_stack_ends_at_entry(struct ktest *t)
+{
+	extern char trap_returned[];
+	struct timer tm;
+	const uintptr_t *f;
+	int n;
+
+	irq_dev = alloc_netdev(0, "ktst%d");
+	KASSERT_TRUE(t, irq_dev != NULL);
+	irq_dev->track = 2;
+	irq_held = false;
+	timer_init(&tm, hold_in_irq, NULL);
+	timer_add(&tm, now_ms() + 1);
+	while (!irq_held) /* a timer always fires: no bound needed */
+		msleep(1);
+	n = stack_frames(irq_tr.hold_stack, &f);
+	KASSERT_TRUE(t, n >= 2);
+	KEXPECT_EQ(t, f[n - 1], (uintptr_t)trap_returned - 1);
+	dev_put_track(irq_dev, &irq_tr);
+	free_netdev(irq_dev);
+}
+
+/* A second put of one tracker is reported (with the stacks where it was
+ * taken, released and released again) and leaves the count alone: the
+ * reference it would drop is someone else's. */
+static void
+double_release_reported(struct ktest *t)
+{
+	struct net_device *dev = alloc_netdev(0, "ktst%d");
+	struct dev_tracker a, other;
+	unsigned before = netdev_double_releases;
+
+	KASSERT_TRUE(t, dev != NULL);
+	dev->track = 2;
+	dev_hold_track(dev, &a, "ktest");
+	dev_hold_track(dev, &other, "ktest-other");
+	dev_put_track(dev, &a);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1);
+	dev_put_track(dev, &a);
+	KEXPECT_EQ(t, netdev_double_releases, before + 1);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1); /* other's, still */
+	dev_put_track(dev, &other);
+	KEXPECT_EQ(t, netdev_refcnt_read(dev), 0);
+	KEXPECT_EQ(t, netdev_double_releases, before + 1);
+	free_netdev(dev);
+}
+
+KTEST_SUITE(
+    netdev, KTEST_CASE(names_and_indexes), KTEST_CASE(lookups_hold),
+    KTEST_CASE(notifier_sequence), KTEST_CASE(ops_called_as_documented),
+    KTEST_CASE(refcount_percpu), KTEST_CASE(refcount_atomic),
+    KTEST_CASE(pcpu_slots_own_lines), KTEST_CASE(unregister_waits_for_holder),
+    KTEST_CASE(interrupted_unregister_rolls_back),
+    KTEST_CASE(try_hold_fails_when_unregistering),
+    KTEST_CASE(napi_polls_in_thread), KTEST_CASE(busy_wait_off_net_rx_cpu),
+    KTEST_CASE(busy_poll_off_at_zero), KTEST_CASE(holder_signature_stable),
+    KTEST_CASE(hold_stacks_grouped), KTEST_CASE(irq_stack_ends_at_entry),
+    KTEST_CASE(double_release_reported));
