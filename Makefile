@@ -161,6 +161,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 -include model/model.mk
 -include tests/bench/bench.mk
 -include tests/bench/linux.mk
+include tests/mutants/mutants.mk
 
 # ---- boot modules: one archive -------------------------------------------------
 # Every module the tree builds (modloader/modules.mk's ALL_MODULES, tcp.ko)

@@ -1,0 +1,456 @@
+/*
+ * The mutation campaign (docs/repro.md): how strong is the test suite?
+ * Each mutant file (tests/mutants/NAME.mutant) re-injects one bug, a
+ * historical one as it was or a new one of a known family, as a header
+ * and a unified diff.  For each, in a scratch copy of the tree:
+ * restore the copy, apply the diff, build, then run the campaign's
+ * scenarios in order until one fails.  A mutant is detected by the
+ * first scenario that fails; the time to detection runs from the first
+ * scenario's start to that failure.  One row per mutant, then the score.
+ *
+ *   mutants [-w DIR] [-l LIST] [-o REPORT] [-j N] [--ktap] MUTANT...
+ *     -w DIR     the scratch copy (default build/mutants/tree): made from
+ *                the tracked files of the tree and its build/, then kept
+ *                between campaigns, so a build only redoes what a mutant
+ *                touched
+ *     -l LIST    the scenarios, one path a line, in the order they run
+ *                (default tests/mutants/campaign.list; # comments)
+ *     -o REPORT  a markdown table (default build/mutants/report.md)
+ *     -j N       jobs for make and the harness (default 2)
+ *     --ktap     a KTAP point per mutant, ok when its outcome is the one
+ *                its header's `smoke:` line says (detected|undetected),
+ *                for the campaign's own test in make test
+ *
+ * Run from the repo root.  Mutant files are input like any other: a
+ * header line it does not know, a name that is not the file's, a path
+ * outside the tree or a missing diff is refused with one line naming the
+ * file, before anything runs.  The control mutant (family "control", a
+ * comment changed) must come out undetected, or the campaign itself is
+ * broken: exit 1.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_MUTANTS 64
+#define MAX_TESTS   64
+#define FIELD       256
+
+struct mutant {
+	char file[FIELD];
+	char name[64];
+	char family[FIELD];
+	char origin[FIELD];
+	char bug[FIELD];
+	char expect[FIELD];
+	char smoke[16]; /* "", "detected", "undetected" */
+	/* outcome */
+	const char *status; /* detected, undetected, no-apply, no-build */
+	char by[FIELD];
+	double secs; /* to detection */
+	bool expected_caught;
+};
+
+static struct mutant mutants[MAX_MUTANTS];
+static int nmutants;
+static char tests[MAX_TESTS][FIELD];
+static int ntests;
+
+static double
+now_s(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* Characters a path or name may have: it goes into a shell command. */
+static bool
+safe(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("._/-", *s) != NULL))
+			return false;
+	return true;
+}
+
+static bool
+tree_path(const char *p)
+{
+	return safe(p) && p[0] != '/' && strstr(p, "..") == NULL;
+}
+
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int
+run(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	r = system(cmd);
+	return r == -1 ? -1 : WIFEXITED(r) ? WEXITSTATUS(r) : 128;
+}
+
+static void
+chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' ||
+	                 s[n - 1] == ' ' || s[n - 1] == '\t'))
+		s[--n] = '\0';
+}
+
+/* "# key: value" into the mutant; 0, or -1 with why. */
+static int
+header_line(struct mutant *m, const char *line, const char **why)
+{
+	static const char *const keys[] = {"mutant", "family", "origin",
+	                                   "bug",    "expect", "smoke"};
+	char *field[] = {m->name, m->family, m->origin,
+	                 m->bug,  m->expect, m->smoke};
+	size_t size[] = {sizeof(m->name), sizeof(m->family), sizeof(m->origin),
+	                 sizeof(m->bug),  sizeof(m->expect), sizeof(m->smoke)};
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+		size_t n = strlen(keys[k]);
+
+		if (strncmp(line + 2, keys[k], n) != 0 || line[2 + n] != ':')
+			continue;
+		const char *v = line + 3 + n;
+		while (*v == ' ')
+			v++;
+		if (strlen(v) >= size[k]) {
+			*why = "a header value is too long";
+			return -1;
+		}
+		strcpy(field[k], v);
+		return 0;
+	}
+	*why = "unknown header line";
+	return -1;
+}
+
+/* Every path the diff touches must be inside the tree. */
+static int
+diff_line(const char *line, bool *has_diff, const char **why)
+{
+	char path[FIELD];
+
+	if (strncmp(line, "--- ", 4) != 0 && strncmp(line, "+++ ", 4) != 0)
+		return 0;
+	if (sscanf(line + 4, "%255s", path) != 1 ||
+	    (strncmp(path, "a/", 2) != 0 && strncmp(path, "b/", 2) != 0) ||
+	    !tree_path(path + 2)) {
+		*why = "a diff path is not a/... or b/... inside the tree";
+		return -1;
+	}
+	*has_diff = true;
+	return 0;
+}
+
+static int
+load_mutant(const char *file)
+{
+	struct mutant *m = &mutants[nmutants];
+	const char *why = NULL, *base = strrchr(file, '/');
+	bool in_header = true, has_diff = false;
+	char line[4096], want[64];
+	FILE *f;
+	int lineno = 0;
+
+	if (nmutants == MAX_MUTANTS) {
+		fprintf(stderr, "mutants: %s: more than %d mutants\n", file,
+		        MAX_MUTANTS);
+		return -1;
+	}
+	memset(m, 0, sizeof(*m));
+	if (strlen(file) >= sizeof(m->file) || !safe(file)) {
+		fprintf(stderr, "mutants: %s: unusable file name\n", file);
+		return -1;
+	}
+	strcpy(m->file, file);
+	f = fopen(file, "r");
+	if (f == NULL) {
+		fprintf(stderr, "mutants: %s: %s\n", file, strerror(errno));
+		return -1;
+	}
+	while (why == NULL && fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		chomp(line);
+		if (in_header && strncmp(line, "# ", 2) == 0)
+			header_line(m, line, &why);
+		else if (in_header && line[0] != '\0' &&
+		         strncmp(line, "diff ", 5) != 0 &&
+		         strncmp(line, "--- ", 4) != 0)
+			why = "header lines are '# key: value'";
+		else
+			in_header = false;
+		if (!in_header && why == NULL)
+			diff_line(line, &has_diff, &why);
+	}
+	fclose(f);
+	base = base != NULL ? base + 1 : file;
+	snprintf(want, sizeof(want), "%.*s", (int)strcspn(base, "."), base);
+	if (why == NULL && strcmp(m->name, want) != 0)
+		why = "'# mutant:' is not the file's name";
+	else if (why == NULL && (m->family[0] == '\0' || m->origin[0] == '\0' ||
+	                         m->bug[0] == '\0'))
+		why = "family, origin and bug lines are required";
+	else if (why == NULL && m->smoke[0] != '\0' &&
+	         strcmp(m->smoke, "detected") != 0 &&
+	         strcmp(m->smoke, "undetected") != 0)
+		why = "smoke: is detected or undetected";
+	else if (why == NULL && !has_diff)
+		why = "no diff";
+	if (why != NULL) {
+		fprintf(stderr, "mutants: %s:%d: %s\n", file, lineno, why);
+		return -1;
+	}
+	nmutants++;
+	return 0;
+}
+
+static int
+load_list(const char *file)
+{
+	char line[FIELD + 2];
+	FILE *f = fopen(file, "r");
+	struct stat st;
+
+	if (f == NULL) {
+		fprintf(stderr, "mutants: %s: %s\n", file, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		chomp(line);
+		if (line[0] == '\0' || line[0] == '#')
+			continue;
+		if (ntests == MAX_TESTS || !tree_path(line) ||
+		    stat(line, &st) != 0) {
+			fprintf(stderr, "mutants: %s: '%s': no such scenario\n",
+			        file, line);
+			fclose(f);
+			return -1;
+		}
+		strcpy(tests[ntests++], line);
+	}
+	fclose(f);
+	if (ntests == 0) {
+		fprintf(stderr, "mutants: %s: no scenarios\n", file);
+		return -1;
+	}
+	return 0;
+}
+
+/* The scratch copy: tracked files and the build as they are (times
+ * kept, so nothing is rebuilt that no mutant touched), a git of its
+ * own to restore it between mutants. */
+static int
+make_work(const char *work, int jobs)
+{
+	struct stat st;
+	char git[FIELD + 8];
+
+	snprintf(git, sizeof(git), "%s/.git", work);
+	if (stat(git, &st) == 0)
+		return run("cd %s && git checkout -q -- . && git clean -qfd "
+		           "-e build",
+		           work);
+	fprintf(stderr, "mutants: making the scratch copy %s\n", work);
+	if (run("mkdir -p %s && git ls-files -z | tar --null -T - -cf - | "
+	        "tar -xf - -C %s",
+	        work, work) != 0 ||
+	    run("tar --exclude=build/test-logs --exclude=build/stress "
+	        "--exclude=build/mutants --exclude=build/bench -cf - build "
+	        "2>/dev/null | tar -xf - -C %s",
+	        work) != 0 ||
+	    run("cd %s && git init -q && git add -A . && git -c "
+	        "user.name=mutants -c user.email=mutants@localhost commit -qm "
+	        "base",
+	        work) != 0)
+		return -1;
+	return run("make -s -C %s -j %d mutant-build >/dev/null", work, jobs);
+}
+
+static void
+try_mutant(struct mutant *m, const char *work, const char *logs, int jobs)
+{
+	double t0;
+
+	m->status = "undetected";
+	if (run("cd %s && git checkout -q -- . && git clean -qfd -e build",
+	        work) != 0 ||
+	    run("patch -s -p1 -d %s < %s >/dev/null", work, m->file) != 0) {
+		m->status = "no-apply";
+		return;
+	}
+	if (run("make -s -C %s -j %d mutant-build > %s/%s.build.log 2>&1", work,
+	        jobs, logs, m->name) != 0) {
+		m->status = "no-build";
+		return;
+	}
+	t0 = now_s();
+	for (int i = 0; i < ntests; i++) {
+		fprintf(stderr, "mutants: %s: %s\n", m->name, tests[i]);
+		if (run("cd %s && build/host/modref-harness test -j %d --logs "
+		        "%s/%s %s >> %s/%s.test.log 2>&1",
+		        work, jobs, logs, m->name, tests[i], logs,
+		        m->name) == 0)
+			continue;
+		m->status = "detected";
+		strcpy(m->by, tests[i]);
+		m->secs = now_s() - t0;
+		m->expected_caught = strstr(m->expect, tests[i]) != NULL;
+		return;
+	}
+}
+
+static double
+median(double *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void
+report(FILE *f)
+{
+	int valid = 0, detected = 0, hist = 0, hist_det = 0, nd = 0;
+	double t[MAX_MUTANTS];
+
+	fprintf(f, "| mutant | family | origin | outcome | by | time to "
+	           "detection | repro |\n|---|---|---|---|---|---|---|\n");
+	for (int i = 0; i < nmutants; i++) {
+		struct mutant *m = &mutants[i];
+		bool control = strcmp(m->family, "control") == 0;
+
+		fprintf(f, "| %s | %s | %s | %s | %s | ", m->name, m->family,
+		        m->origin, m->status, m->by[0] ? m->by : "-");
+		if (strcmp(m->status, "detected") == 0)
+			fprintf(f, "%.0f s | not built |\n", m->secs);
+		else
+			fprintf(f, "- | - |\n");
+		if (control || strncmp(m->status, "no-", 3) == 0)
+			continue;
+		valid++;
+		if (strncmp(m->origin, "historical", 10) == 0)
+			hist++;
+		if (strcmp(m->status, "detected") == 0) {
+			detected++;
+			t[nd++] = m->secs;
+			if (strncmp(m->origin, "historical", 10) == 0)
+				hist_det++;
+		}
+	}
+	fprintf(f,
+	        "\nmutation score: %d of %d detected (%d%%); historical %d "
+	        "of %d; median time to detection %.0f s\n",
+	        detected, valid, valid ? detected * 100 / valid : 0, hist_det,
+	        hist, median(t, nd));
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *work = "build/mutants/tree",
+	           *list = "tests/mutants/campaign.list";
+	const char *out = "build/mutants/report.md",
+	           *logs = "build/mutants/logs";
+	bool ktap = false, broken = false;
+	int jobs = 2, i;
+	char abslogs[4096];
+	FILE *f;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--ktap") == 0) {
+			ktap = true;
+			continue;
+		}
+		if (i + 1 == argc)
+			break;
+		if (strcmp(argv[i], "-w") == 0)
+			work = argv[++i];
+		else if (strcmp(argv[i], "-l") == 0)
+			list = argv[++i];
+		else if (strcmp(argv[i], "-o") == 0)
+			out = argv[++i];
+		else if (strcmp(argv[i], "-j") == 0)
+			jobs = atoi(argv[++i]);
+		else
+			break;
+	}
+	if (i == argc || jobs < 1 || jobs > 64 || !tree_path(work)) {
+		fprintf(stderr, "usage: mutants [-w DIR] [-l LIST] [-o REPORT] "
+		                "[-j N] [--ktap] MUTANT...\n");
+		return 2;
+	}
+	for (; i < argc; i++)
+		if (load_mutant(argv[i]) != 0)
+			return 2;
+	if (load_list(list) != 0)
+		return 2;
+	if (run("mkdir -p %s", logs) != 0 || realpath(logs, abslogs) == NULL ||
+	    !safe(abslogs))
+		return fprintf(stderr, "mutants: cannot use %s\n", logs), 2;
+	if (make_work(work, jobs) != 0)
+		return fprintf(stderr,
+		               "mutants: the scratch copy %s does not "
+		               "build unmutated\n",
+		               work),
+		       1;
+	if (ktap)
+		printf("KTAP version 1\n1..%d\n", nmutants);
+	for (i = 0; i < nmutants; i++) {
+		struct mutant *m = &mutants[i];
+		bool control = strcmp(m->family, "control") == 0;
+
+		try_mutant(m, work, abslogs, jobs);
+		fprintf(stderr, "mutants: %s: %s%s%s\n", m->name, m->status,
+		        m->by[0] ? " by " : "", m->by);
+		if (control && strcmp(m->status, "undetected") != 0)
+			broken = true;
+		if (ktap)
+			printf("%sok %d %s # %s%s%s\n",
+			       m->smoke[0] == '\0' ||
+			               strcmp(m->smoke, m->status) == 0
+			           ? ""
+			           : "not ",
+			       i + 1, m->name, m->status,
+			       m->by[0] ? " by " : "", m->by);
+		fflush(stdout);
+	}
+	run("cd %s && git checkout -q -- . && git clean -qfd -e build", work);
+	f = fopen(out, "w");
+	if (f != NULL) {
+		report(f);
+		fclose(f);
+	}
+	if (!ktap)
+		report(stdout);
+	if (broken)
+		fprintf(stderr, "mutants: the control mutant was detected: the "
+		                "campaign's scenarios fail on an unchanged "
+		                "kernel\n");
+	return broken ? 1 : 0;
+}
