@@ -3,6 +3,7 @@
  * swap, and a wait queue for the rest.
  */
 #include <kernel/mutex.h>
+#include <kernel/schedctl.h>
 #include <kernel/sched.h>
 #include <kernel/cpu.h>
 #include <kernel/panic.h>
@@ -52,6 +53,8 @@ mutex_lock(struct mutex *m)
 	check_not_recursive(m);
 	if (m->rank != 0)
 		lockorder_check(m->name, m->rank);
+	if (schedctl_active) /* a controlled run: a scheduling point */
+		schedctl_point();
 	if (!try_acquire(m)) { /* contended: say what we wait on */
 		noted = wait_note("mutex", NULL, m->name, m);
 		wait_event(m->wq, try_acquire(m));

@@ -22,6 +22,7 @@
 #define KERNEL_RACEPOINT_H
 
 #include <stdbool.h>
+#include <kernel/schedctl.h>
 
 #define RACE_PARK_MAX_MS 30000
 
@@ -34,6 +35,8 @@ race_point(const char *name)
 {
 	if (__atomic_load_n(&race_armed, __ATOMIC_ACQUIRE))
 		__race_point(name, true);
+	if (schedctl_active) /* a controlled run: a scheduling point */
+		schedctl_point();
 }
 
 /* The same for a place that must not sleep but holds no spinlock: an RCU

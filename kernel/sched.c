@@ -9,6 +9,7 @@
  */
 #include <kernel/fault.h>
 #include <kernel/sched.h>
+#include <kernel/schedctl.h>
 #include <kernel/cpu.h>
 #include <kernel/smp.h>
 #include <kernel/panic.h>
@@ -232,7 +233,7 @@ __schedule(bool preempt)
 {
 	uint32_t f = local_irq_save();
 	struct cpu *c = this_cpu();
-	struct thread *prev = c->curr, *next;
+	struct thread *prev = c->curr, *next, *t;
 
 	if (c->locks_held != 0)
 		panic("schedule() with %d spinlock(s) held", c->locks_held);
@@ -248,13 +249,18 @@ __schedule(bool preempt)
 		prev->on_rq = true;
 		c->rq.nr_running++;
 	}
-	if (!list_empty(&c->rq.queue)) {
-		next = list_first_entry(&c->rq.queue, struct thread, rq_link);
-		list_del_init(&next->rq_link);
-		next->on_rq = false;
+	if (prev->ctl && prev == schedctl_token && !preempt &&
+	    prev->state != T_RUNNING)
+		schedctl_blocked(prev); /* the token goes on */
+	next = c->idle;
+	list_for_each_entry(t, &c->rq.queue, rq_link) {
+		if (!schedctl_may_run(t)) /* a member without the token */
+			continue;
+		list_del_init(&t->rq_link);
+		t->on_rq = false;
 		c->rq.nr_running--;
-	} else {
-		next = c->idle;
+		next = t;
+		break;
 	}
 	if (next == prev) {
 		spin_unlock(&c->rq.lock);
@@ -275,6 +281,8 @@ void
 schedule(void)
 {
 	__schedule(false);
+	if (current->ctl)
+		schedctl_resumed();
 }
 
 void
@@ -308,6 +316,8 @@ do_wake(struct thread *t, bool only_interruptible)
 	if (t->state == T_SLEEPING &&
 	    (!only_interruptible || t->interruptible)) {
 		t->state = T_RUNNING;
+		if (t->ctl)
+			schedctl_woken(t);
 		if (!t->on_rq && c->curr != t) {
 			list_add_tail(&t->rq_link, &c->rq.queue);
 			t->on_rq = true;

@@ -61,6 +61,11 @@ struct thread {
 	 * waits, read by others without a lock (a diagnostic: see
 	 * hangdump.c for why that is safe enough). */
 	struct thread_wait wait;
+	/* A member of a controlled run (kernel/schedctl.h): runs only
+	 * while it holds the token. */
+	bool ctl;
+	bool ctl_redecide; /* got the token by waking first */
+	int ctl_id, ctl_prio;
 	/* Ranked locks held, sorted by rank (kernel/lockorder.h). */
 	struct {
 		const char *name;

@@ -20,6 +20,7 @@
 #include <kernel/panic.h>
 #include <kernel/bootmod.h>
 #include <kernel/sched.h>
+#include <kernel/schedctl.h>
 #include <kernel/shell.h>
 #include <kernel/string.h>
 #include <kernel/waitq.h>
@@ -134,6 +135,9 @@ one_op(struct lt_worker *w, uint32_t idx)
 	                      (uint32_t)(now_ms() - t0) * 1000};
 	out_capture_end();
 	lt_ring_add(w, &rec);
+	/* under sched=pct, ops end in the schedule's order: the outcomes
+	 * in that order are part of what a replay must reproduce */
+	schedctl_note((uint32_t)w->id << 24 ^ (uint32_t)k << 16 ^ (uint32_t)r);
 	__atomic_add_fetch(&run->stats[k].count, 1, __ATOMIC_RELAXED);
 	if (r != 0)
 		__atomic_add_fetch(&run->stats[k].errors, 1, __ATOMIC_RELAXED);
@@ -162,7 +166,10 @@ worker_main(void *arg)
 	struct lt_run *run = w->run;
 	uint32_t budget = worker_budget(run, w->id);
 
+	if (run->p.pct)
+		schedctl_enter(w->id);
 	for (uint32_t i = 0; !run->stop; i++) {
+		schedctl_point(); /* between ops: nothing unless pct */
 		if (run->p.ops != 0 && run->p.cycles == 0 && i >= budget)
 			break;
 		if (run->p.secs != 0 && now_ms() >= run->deadline_ms)
@@ -281,6 +288,8 @@ parse(struct lt_run *run, int argc, char **argv)
 	p->holdmax_ms = 300;
 	p->watchdog_ms = 30000;
 	p->progress = true;
+	p->depth = 3;
+	p->settle_ms = 100;
 	for (unsigned i = 0; i < lt_nops; i++)
 		p->weight[i] = lt_ops[i].weight;
 	default_mod_set(run, false);
@@ -312,6 +321,15 @@ parse(struct lt_run *run, int argc, char **argv)
 				                 "modules");
 			continue;
 		}
+		if (strcmp(k, "sched") == 0) {
+			if (strncmp(val, "pct:", 4) != 0 ||
+			    parse_ulong(val + 4, &v) != 0 || v > 0xffffffffu)
+				return cmd_error("stress", -EINVAL,
+				                 "sched: expected pct:SEED");
+			p->pct = true;
+			p->sched_seed = (uint32_t)v;
+			continue;
+		}
 		if (parse_ulong(val, &v) != 0)
 			return cmd_error("stress", -EINVAL,
 			                 "%s: '%s' is not a number", k, val);
@@ -341,6 +359,10 @@ parse(struct lt_run *run, int argc, char **argv)
 			p->bg = v != 0;
 		} else if (strcmp(k, "progress") == 0 && v <= 1) {
 			p->progress = v != 0;
+		} else if (strcmp(k, "depth") == 0 && v >= 1 && v <= 8) {
+			p->depth = (unsigned)v;
+		} else if (strcmp(k, "settle") == 0 && v <= 1000) {
+			p->settle_ms = (unsigned)v;
 		} else {
 			return cmd_error("stress", -EINVAL,
 			                 "%s=%s: unknown or out of range "
@@ -353,6 +375,11 @@ parse(struct lt_run *run, int argc, char **argv)
 		                 "ops= and cycles= both given (pick one)");
 	if (p->ops == 0 && p->secs == 0 && p->cycles == 0)
 		p->ops = DEFAULT_OPS;
+	if (p->pct && (p->secs != 0 || p->workers > SCHEDCTL_MAX))
+		return cmd_error("stress", -EINVAL,
+		                 "sched=pct: the run must end by ops= or "
+		                 "cycles= (not secs=), with at most %d workers",
+		                 SCHEDCTL_MAX);
 	if (!seeded)
 		p->seed = (uint32_t)(now_ms() * 2654435761u) | 1;
 	for (unsigned i = 0; i < lt_nops; i++)
@@ -399,13 +426,18 @@ print_params(const struct lt_run *run, const char *prefix)
 		              run->mods[i]);
 	kprintf("%sstress lifetime seed=%u %s=%u secs=%u workers=%d "
 	        "holdmax=%u watchdog=%u tcpport=%u udpport=%u faults=%u "
-	        "mods=%s mix=%s\n",
+	        "mods=%s mix=%s",
 	        prefix, (unsigned)run->p.seed,
 	        run->p.cycles != 0 ? "cycles" : "ops",
 	        (unsigned)(run->p.cycles != 0 ? run->p.cycles : run->p.ops),
 	        (unsigned)run->p.secs, run->p.workers, run->p.holdmax_ms,
 	        run->p.watchdog_ms, run->p.tcpport, run->p.udpport,
 	        run->p.faults, mods, mix);
+	if (run->p.pct)
+		kprintf(" sched=pct:%u depth=%u settle=%u",
+		        (unsigned)run->p.sched_seed, run->p.depth,
+		        run->p.settle_ms);
+	kprintf("\n");
 }
 
 /* ---- the run ------------------------------------------------------------ */
@@ -578,7 +610,7 @@ start_workers(struct lt_run *run)
 		struct lt_worker *w = &run->w[i];
 		char name[16];
 		w->id = i;
-		w->cpu = i % ncpu;
+		w->cpu = run->p.pct ? 0 : i % ncpu; /* pct: one CPU */
 		w->run = run;
 		w->rng = run->p.seed ^ ((uint64_t)(i + 1) << 32);
 		timer_init(&w->intr_timer, lt_intr_fire, w);
@@ -596,6 +628,60 @@ start_workers(struct lt_run *run)
 
 static int run_and_free(struct lt_run *run, struct lt_snapshot *snap);
 
+/* sched=pct: the schedule's figures and its hash, and whether the last
+ * run with the same parameters had the same (a reproduction must). */
+static void
+schedule_report(struct lt_run *run, int started)
+{
+	/* the pct runs of this boot, the last ones: what each ran and the
+	 * schedule it got */
+	static struct {
+		struct lt_params p;
+		const char *mods[LT_MODS_MAX];
+		uint32_t hash;
+	} seen[8];
+	static unsigned nseen;
+	struct schedctl_stats st;
+	struct lt_params p = run->p;
+	const char *verdict = "first run with these parameters, a new "
+	                      "schedule";
+
+	if (started != 0 && !schedctl_active)
+		return;
+	schedctl_end(&st);
+	p.progress = p.bg = false; /* how it ran, not what */
+	for (unsigned i = 0; i < nseen && i < 8; i++) {
+		bool same =
+		    memcmp(&p, &seen[i].p, sizeof(p)) == 0 &&
+		    memcmp(run->mods, seen[i].mods, sizeof(seen[i].mods)) == 0;
+
+		if (same && seen[i].hash == st.hash) {
+			verdict = "the same as an earlier run with these "
+			          "parameters";
+			break;
+		}
+		if (same) {
+			verdict = "DIFFERS from an earlier run with these "
+			          "parameters";
+			break;
+		}
+		if (seen[i].hash == st.hash)
+			verdict = "first run with these parameters, the "
+			          "schedule of an earlier run";
+	}
+	kprintf("stress: lifetime: schedule: pct seed %u depth %u settle %u "
+	        "ms: %u points, %u switches, %u priority changes, %u "
+	        "settles, %u timed decisions, hash %08x (%s)\n",
+	        (unsigned)run->p.sched_seed, run->p.depth, run->p.settle_ms,
+	        st.points, st.switches, st.changes, st.settles, st.timed,
+	        (unsigned)st.hash, verdict);
+	seen[nseen % 8].p = p;
+	memcpy(seen[nseen % 8].mods, run->mods, sizeof(run->mods));
+	seen[nseen % 8].hash = st.hash;
+	nseen++;
+}
+
+/* bg=1: the run in its own thread; the shell is free. */
 static void
 bg_main(void *arg)
 {
@@ -661,8 +747,15 @@ run_and_free(struct lt_run *run, struct lt_snapshot *snap)
 	run->start_ms = now_ms();
 	run->legacy_caught0 = legacy_caught;
 	run->deadline_ms = run->start_ms + run->p.secs * 1000ull;
-	r = start_workers(run);
+	r = run->p.pct ? schedctl_begin(run->p.sched_seed, run->p.depth,
+	                                (run->p.ops + run->p.cycles) * 4,
+	                                run->p.workers, 0, run->p.settle_ms)
+	               : 0;
+	if (r == 0)
+		r = start_workers(run);
 	supervise(run);
+	if (run->p.pct)
+		schedule_report(run, r);
 	if (run->p.progress)
 		progress(run);
 	settled = lt_settle(run, snap);

@@ -93,6 +93,11 @@ struct lt_params {
 	unsigned faults; /* per mille of ops run with one injected failure */
 	bool progress;
 	bool bg; /* bg=1: run in a background thread (stress wait/stop) */
+	/* sched=pct:SEED: the workers share one CPU and the kernel's
+	 * controlled scheduler picks their interleaving (schedctl.h) */
+	bool pct;
+	uint32_t sched_seed;
+	unsigned depth, settle_ms;
 };
 
 struct lt_run {

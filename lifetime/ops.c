@@ -17,6 +17,7 @@
 #include <kernel/invariant.h>
 #include <kernel/panic.h>
 #include <kernel/sched.h>
+#include <kernel/schedctl.h>
 #include <kernel/shell.h>
 #include <kernel/string.h>
 #include <kernel/waitq.h>
@@ -61,11 +62,39 @@ lt_intr_fire(struct timer *t)
 	thread_signal(w->thread);
 }
 
-/* Arm the worker's interrupt: ms from now its op sees a Ctrl-C. */
+/* Under sched=pct a delay is counted in scheduling points (one per 10
+ * ms asked), not in ms: where it ends is then the seed's, not the
+ * host's (docs/repro.md). */
+static unsigned
+pct_points(unsigned ms)
+{
+	return 1 + ms / 10;
+}
+
+/* Arm the worker's interrupt: ms from now its op sees a Ctrl-C.  Under
+ * pct after that many points; the timer stays, ten times later, for a
+ * run whose members all sleep (no point passes). */
 static void
 intr_arm(struct lt_worker *w, unsigned ms)
 {
+	if (w->run->p.pct && ms < w->run->p.watchdog_ms) {
+		schedctl_signal_after(pct_points(ms));
+		ms = ms * 10 + 1000;
+	}
 	timer_add(&w->intr_timer, now_ms() + ms);
+}
+
+/* Hold what the op holds for ms: a sleep, or under pct that many points
+ * (the holder keeps running; PCT lets others in at its change points). */
+static void
+hold_for(struct lt_worker *w, unsigned ms)
+{
+	if (!w->run->p.pct) {
+		msleep(ms);
+		return;
+	}
+	for (unsigned i = pct_points(ms); i > 0; i--)
+		schedctl_point();
 }
 
 /* Arm the watchdog of a wait that should end by itself: what names it
@@ -87,6 +116,7 @@ watchdog_arm(struct lt_worker *w, const char *fmt, ...)
 static void
 intr_disarm(struct lt_worker *w)
 {
+	schedctl_signal_after(0);
 	timer_del(&w->intr_timer); /* waits for a running lt_intr_fire */
 	w->watched[0] = '\0';
 	clear_signal();
@@ -402,8 +432,19 @@ op_link_down(struct lt_worker *w, uint32_t arg)
 static int
 op_devhold(struct lt_worker *w, uint32_t arg)
 {
-	return exec("devhold %s %u", dev_of(arg),
-	            (arg >> 8) % (w->run->p.holdmax_ms + 1));
+	unsigned ms = (arg >> 8) % (w->run->p.holdmax_ms + 1);
+	struct net_device *dev;
+	struct dev_tracker t;
+
+	if (!w->run->p.pct) /* the command: a timer drops it */
+		return exec("devhold %s %u", dev_of(arg), ms);
+	/* pct: the op holds it itself, for schedule time */
+	dev = dev_get_by_name(dev_of(arg), &t, "devhold");
+	if (dev == NULL)
+		return -ENODEV;
+	hold_for(w, ms);
+	dev_put_track(dev, &t);
+	return 0;
 }
 
 static int
@@ -489,7 +530,7 @@ op_sockproto(struct lt_worker *w, uint32_t arg)
 	r = sock_create(SOCK_DGRAM, SOCKPROTO_NUM, &sk);
 	if (r < 0)
 		return r;
-	msleep((arg >> 8) % (w->run->p.holdmax_ms + 1));
+	hold_for(w, (arg >> 8) % (w->run->p.holdmax_ms + 1));
 	sock_close(sk);
 	return 0;
 }

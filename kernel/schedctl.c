@@ -1,0 +1,361 @@
+/*
+ * Controlled scheduling (schedctl.h).  All state is under the controlled
+ * CPU's run-queue lock, which the scheduler holds when it calls the
+ * hooks at the bottom: the token moves only under it, so the scheduler
+ * never sees it half-moved.
+ */
+#include <kernel/schedctl.h>
+#include <kernel/cpu.h>
+#include <kernel/errno.h>
+#include <kernel/mutex.h>
+#include <kernel/panic.h>
+#include <kernel/sched.h>
+#include <kernel/smp.h>
+#include <kernel/spinlock.h>
+#include <kernel/string.h>
+#include <kernel/timer.h>
+#include <kernel/x86.h>
+
+#define MAX_DEPTH 8
+
+volatile int schedctl_active;
+struct thread *volatile schedctl_token;
+
+static struct {
+	int n, entered, cpu;
+	unsigned depth, settle_ms;
+	unsigned change[MAX_DEPTH]; /* points where the holder drops */
+	int prio[SCHEDCTL_MAX];     /* initial priorities, by member id */
+	struct thread *member[SCHEDCTL_MAX];
+	/* schedctl_signal_after: the point at which member i is signalled
+	 * (0: none) */
+	unsigned signal_at[SCHEDCTL_MAX];
+	/* The holder asleep outside the group keeps the token for up to
+	 * settle_ms (what it waits for is likely to end by itself, and
+	 * when it ends must not decide who runs); then this passes it. */
+	struct timer pass_timer;
+	struct thread *sleeper; /* asleep outside since the timer's start */
+	bool pass_now;          /* it was awake then: pass at its next sleep */
+	struct schedctl_stats st;
+} ctl;
+
+static uint64_t
+splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void
+fold(uint32_t v)
+{
+	for (int i = 0; i < 4; i++) {
+		ctl.st.hash ^= (v >> (8 * i)) & 0xff;
+		ctl.st.hash *= 16777619u;
+	}
+}
+
+static spinlock_t *
+rq_lock(void)
+{
+	return &cpus[ctl.cpu].rq.lock;
+}
+
+static struct thread *best_runnable(void);
+
+/* The holder still sleeps outside the group settle_ms after it went to
+ * sleep: its wait may need another member after all. */
+static void
+pass_fire(struct timer *t)
+{
+	uint32_t f = spin_lock_irqsave(rq_lock());
+	struct thread *best;
+
+	(void)t;
+	if (ctl.sleeper != NULL && schedctl_token == ctl.sleeper &&
+	    ctl.sleeper->state == T_RUNNING) {
+		/* awake for a moment in a polling wait: pass at its next
+		 * sleep, so how the poll fell does not matter */
+		ctl.pass_now = true;
+	} else if (ctl.sleeper != NULL && schedctl_token == ctl.sleeper) {
+		best = best_runnable();
+		schedctl_token = best;
+		ctl.st.switches++;
+		ctl.st.timed++;
+		fold(0x40000000u |
+		     (best != NULL ? (uint32_t)best->ctl_id : 0xffu));
+		if (best != NULL)
+			cpus[ctl.cpu].need_resched = 1;
+		ctl.sleeper = NULL;
+	} else {
+		ctl.sleeper = NULL;
+	}
+	spin_unlock_irqrestore(rq_lock(), f);
+	if (ctl.cpu != cpu_id() && smp_send_reschedule != NULL)
+		smp_send_reschedule(ctl.cpu);
+}
+
+int
+schedctl_begin(uint32_t seed, unsigned depth, unsigned steps, int n, int cpu,
+               unsigned settle_ms)
+{
+	uint64_t s = seed;
+
+	if (n < 1 || n > SCHEDCTL_MAX || depth < 1 || depth > MAX_DEPTH ||
+	    cpu < 0 || cpu >= MAX_CPUS || schedctl_active)
+		return -EINVAL;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.n = n;
+	ctl.cpu = cpu;
+	ctl.depth = depth;
+	ctl.settle_ms = settle_ms;
+	/* Initial priorities depth .. depth+n-1, a permutation from the
+	 * seed (Fisher-Yates); the change points get 0 .. depth-2, below
+	 * all of them. */
+	for (int i = 0; i < n; i++)
+		ctl.prio[i] = (int)depth + i;
+	for (int i = n - 1; i > 0; i--) {
+		int j = (int)(splitmix(&s) % (uint64_t)(i + 1)),
+		    x = ctl.prio[i];
+
+		ctl.prio[i] = ctl.prio[j];
+		ctl.prio[j] = x;
+	}
+	for (unsigned i = 0; i + 1 < depth; i++)
+		ctl.change[i] =
+		    1 + (unsigned)(splitmix(&s) % (steps ? steps : 1));
+	ctl.st.hash = 2166136261u;
+	timer_init(&ctl.pass_timer, pass_fire, NULL);
+	schedctl_token = NULL;
+	__atomic_store_n(&schedctl_active, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* The runnable member of highest priority (the caller too, if it is
+ * still runnable); NULL if every member sleeps. */
+static struct thread *
+best_runnable(void)
+{
+	struct thread *best = NULL;
+
+	for (int i = 0; i < ctl.n; i++) {
+		struct thread *t = ctl.member[i];
+
+		if (t != NULL && t->state == T_RUNNING &&
+		    (best == NULL || t->ctl_prio > best->ctl_prio))
+			best = t;
+	}
+	return best;
+}
+
+void
+schedctl_enter(int id)
+{
+	struct thread *me = current;
+	uint32_t f;
+
+	ASSERT(me->cpu == ctl.cpu && id >= 0 && id < ctl.n);
+	f = spin_lock_irqsave(rq_lock());
+	me->ctl = true;
+	me->ctl_id = id;
+	me->ctl_prio = ctl.prio[id];
+	ctl.member[id] = me;
+	if (++ctl.entered == ctl.n)
+		schedctl_token = best_runnable();
+	spin_unlock_irqrestore(rq_lock(), f);
+	while (schedctl_token != me) /* skipped by the scheduler till then */
+		schedule();
+}
+
+/* A member asleep on something no member holds (a grace period, a
+ * timer, the drain): it will wake by itself, and soon. */
+static bool
+sleeps_outside(const struct thread *t)
+{
+	const struct mutex *m;
+
+	if (t->state != T_SLEEPING)
+		return false;
+	if (t->wait.kind == NULL || strcmp(t->wait.kind, "mutex") != 0)
+		return true;
+	m = t->wait.obj;
+	return m->owner == NULL || !m->owner->ctl;
+}
+
+/* Before a decision: let members that sleep outside the group wake (up
+ * to settle_ms), so how long that took does not change who is runnable
+ * now.  The holder keeps the token (it yields, it does not sleep). */
+static void
+settle(void)
+{
+	uint64_t end = now_ms() + ctl.settle_ms;
+	bool waited = false;
+
+	for (;;) {
+		bool any = false;
+
+		for (int i = 0; i < ctl.n && !any; i++)
+			any = ctl.member[i] != NULL &&
+			      ctl.member[i] != current &&
+			      sleeps_outside(ctl.member[i]);
+		if (!any)
+			break;
+		if (now_ms() >= end) {
+			ctl.st.timed++;
+			break;
+		}
+		waited = true;
+		thread_yield();
+		cpu_relax();
+	}
+	if (waited)
+		ctl.st.settles++;
+}
+
+void
+schedctl_point(void)
+{
+	struct thread *me = current, *best, *sig[SCHEDCTL_MAX];
+	int nsig = 0;
+	uint32_t f;
+
+	if (!me->ctl || schedctl_token != me)
+		return;
+	if (ctl.sleeper == me) { /* its outside wait is over */
+		timer_del(&ctl.pass_timer);
+		f = spin_lock_irqsave(rq_lock());
+		ctl.sleeper = NULL;
+		ctl.pass_now = false;
+		spin_unlock_irqrestore(rq_lock(), f);
+	}
+	settle();
+	f = spin_lock_irqsave(rq_lock());
+	ctl.st.points++;
+	for (int i = 0; i < ctl.n; i++)
+		if (ctl.signal_at[i] != 0 &&
+		    ctl.signal_at[i] <= ctl.st.points &&
+		    ctl.member[i] != NULL) {
+			ctl.signal_at[i] = 0;
+			sig[nsig++] = ctl.member[i];
+		}
+	for (unsigned k = 0; k + 1 < ctl.depth; k++)
+		if (ctl.change[k] == ctl.st.points) {
+			me->ctl_prio = (int)(ctl.depth - 2 - k);
+			ctl.st.changes++;
+		}
+	best = best_runnable();
+	if (best != me) {
+		schedctl_token = best;
+		ctl.st.switches++;
+	}
+	fold(ctl.st.points);
+	fold((uint32_t)best->ctl_id);
+	spin_unlock_irqrestore(rq_lock(), f);
+	/* A member signalled here cannot exit before we are done: it
+	 * needs the token, which we hold till the schedule() below. */
+	for (int i = 0; i < nsig; i++)
+		thread_signal(sig[i]);
+	if (best != me)
+		schedule(); /* runnable, skipped till the token comes back */
+}
+
+void
+schedctl_note(uint32_t v)
+{
+	uint32_t f;
+
+	if (!current->ctl)
+		return;
+	f = spin_lock_irqsave(rq_lock());
+	fold(0x80000000u | v);
+	spin_unlock_irqrestore(rq_lock(), f);
+}
+
+void
+schedctl_signal_after(unsigned points)
+{
+	uint32_t f;
+
+	if (!current->ctl)
+		return;
+	f = spin_lock_irqsave(rq_lock());
+	ctl.signal_at[current->ctl_id] =
+	    points == 0 ? 0 : ctl.st.points + points;
+	spin_unlock_irqrestore(rq_lock(), f);
+}
+
+void
+schedctl_end(struct schedctl_stats *st)
+{
+	uint32_t f;
+
+	timer_del(&ctl.pass_timer);
+	f = spin_lock_irqsave(rq_lock());
+
+	*st = ctl.st;
+	schedctl_token = NULL;
+	__atomic_store_n(&schedctl_active, 0, __ATOMIC_RELEASE);
+	spin_unlock_irqrestore(rq_lock(), f);
+}
+
+/* ---- the scheduler's hooks, under the CPU's rq lock ---------------------- */
+
+bool
+schedctl_may_run(const struct thread *t)
+{
+	return !t->ctl || t == schedctl_token;
+}
+
+/* The holder leaves the CPU asleep or dead: the token goes to the best
+ * runnable member, or to none (the first to wake takes it). */
+void
+schedctl_blocked(struct thread *prev)
+{
+	struct thread *best;
+
+	if (prev->state == T_DEAD)
+		ctl.member[prev->ctl_id] = NULL;
+	if (prev->state == T_SLEEPING && sleeps_outside(prev) &&
+	    ctl.settle_ms != 0 && !ctl.pass_now) {
+		/* keeps the token a while (pass_fire); a polling wait's
+		 * next sleep does not restart the clock */
+		if (ctl.sleeper != prev) {
+			ctl.sleeper = prev;
+			timer_add(&ctl.pass_timer, now_ms() + ctl.settle_ms);
+		}
+		return;
+	}
+	if (ctl.pass_now)
+		ctl.st.timed++;
+	ctl.sleeper = NULL;
+	ctl.pass_now = false;
+	best = best_runnable();
+	schedctl_token = best;
+	ctl.st.switches++;
+	fold(0x40000000u | (best != NULL ? (uint32_t)best->ctl_id : 0xffu));
+}
+
+/* Every member slept: the first to wake takes the token, but which one
+ * that is depends on time, so it decides again (schedctl_resumed) before
+ * it runs on. */
+void
+schedctl_woken(struct thread *t)
+{
+	if (schedctl_token == NULL) {
+		schedctl_token = t;
+		t->ctl_redecide = true;
+		ctl.st.timed++;
+	}
+}
+
+void
+schedctl_resumed(void)
+{
+	if (!current->ctl_redecide)
+		return;
+	current->ctl_redecide = false;
+	schedctl_point();
+}

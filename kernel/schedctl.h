@@ -1,0 +1,76 @@
+/*
+ * Controlled scheduling: the kernel's scheduler, not the timer, decides
+ * how a group of threads (the members: a lifetime stress's workers)
+ * interleave.  The members share one CPU and one token; only the holder
+ * runs, everything else on the CPU (net_rx, kworker, rcu, timers) runs as
+ * usual.  The token moves only at scheduling points: schedctl_point()
+ * (the stress's op boundaries, race points, mutex_lock) and when its
+ * holder blocks or exits.  Who gets it is PCT's choice (Burckhardt et
+ * al., ASPLOS 2010): each member a random priority from the seed, the
+ * highest-priority runnable member runs, and at depth-1 points drawn from
+ * the seed the holder drops to a priority below all initial ones.  A bug
+ * that needs d ordering constraints is hit with probability at least
+ * 1/(n k^(d-1)) per run (n members, k points).
+ *
+ * Same seed, same members, same points: the same interleaving, whatever
+ * the host's speed, as long as what a member waits for outside the group
+ * (a grace period, a timer) ends within the settle time: at each point the
+ * holder first waits up to settle_ms for sleeping members to wake, so a
+ * short outside wait never changes a decision.  When every member slept,
+ * the first to wake gets the token but decides again before it goes on.  What it cannot reach:
+ * races between CPUs at instruction level (one CPU), and outside waits
+ * longer than settle_ms.  docs/repro.md.
+ */
+#ifndef KERNEL_SCHEDCTL_H
+#define KERNEL_SCHEDCTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SCHEDCTL_MAX 16 /* members */
+
+struct thread;
+
+struct schedctl_stats {
+	unsigned points;   /* scheduling points passed */
+	unsigned switches; /* token moves at a point or a block */
+	unsigned changes;  /* priority change points reached */
+	unsigned settles;  /* points that waited for a sleeping member */
+	/* decisions the clock made, not the seed: a settle that ran out,
+	 * a token passed from a holder asleep for settle_ms, a token taken
+	 * by the first member to wake.  0: the schedule is the seed's
+	 * alone, and another run with it gets the same. */
+	unsigned timed;
+	uint32_t hash; /* of the schedule and the notes */
+};
+
+extern volatile int schedctl_active;
+extern struct thread *volatile schedctl_token;
+
+/* A controlled run of n members on cpu; steps: how many points the run
+ * is expected to pass (change points are drawn below it). */
+int schedctl_begin(uint32_t seed, unsigned depth, unsigned steps, int n,
+                   int cpu, unsigned settle_ms);
+/* The calling thread (on cpu) joins as member id (0..n-1) and returns
+ * once it holds the token; the first token goes when all n joined. */
+void schedctl_enter(int id);
+/* A scheduling point (a sleepable context, no spinlock held). */
+void schedctl_point(void);
+/* Fold an event (an op's outcome) into the hash: its order is the
+ * schedule's. */
+void schedctl_note(uint32_t v);
+/* Signal the calling member (as Ctrl-C would) once the run has passed
+ * this many more points: a delay in schedule time, not in ms, so where
+ * it lands is the seed's.  0 cancels. */
+void schedctl_signal_after(unsigned points);
+/* After every member exited. */
+void schedctl_end(struct schedctl_stats *st);
+
+/* For the scheduler (kernel/sched.c), under the CPU's rq lock. */
+bool schedctl_may_run(const struct thread *t);
+void schedctl_blocked(struct thread *prev);
+void schedctl_woken(struct thread *t);
+/* schedule() returning in a member (no lock held). */
+void schedctl_resumed(void);
+
+#endif
