@@ -6,6 +6,7 @@
 #include <kernel/errno.h>
 #include <kernel/module.h>
 #include <kernel/sched.h>
+#include <kernel/schedctl.h>
 #include <kernel/timer.h>
 #include <kernel/waitq.h>
 
@@ -46,10 +47,19 @@ drain_wait(const struct drain *d)
 		}
 		until = now + DRAIN_FALLBACK_MS < next ? now + DRAIN_FALLBACK_MS
 		                                       : next;
+		/* A member of a controlled run looks again after points of
+		 * the others, not after ms: when is then the seed's (its
+		 * report still comes by the clock, each second). */
+		if (current->ctl) {
+			until = next;
+			schedctl_wake_after(DRAIN_FALLBACK_POINTS);
+		}
 		r = __wait_event(
 		    drain_wq,
-		    __atomic_load_n(&drain_gen, __ATOMIC_SEQ_CST) != gen,
+		    __atomic_load_n(&drain_gen, __ATOMIC_SEQ_CST) != gen ||
+		        schedctl_woke(),
 		    (long)(until - now), d->interruptible);
+		schedctl_wake_after(0);
 		if (r == -EINTR)
 			break;
 		r = 0;

@@ -27,7 +27,8 @@
 
 #include <stdbool.h>
 
-#define DRAIN_FALLBACK_MS 100
+#define DRAIN_FALLBACK_MS     100
+#define DRAIN_FALLBACK_POINTS 10 /* the same in a controlled run */
 
 struct drain {
 	bool (*done)(void *arg);

@@ -30,6 +30,8 @@ static struct {
 	/* schedctl_signal_after: the point at which member i is signalled
 	 * (0: none) */
 	unsigned signal_at[SCHEDCTL_MAX];
+	unsigned wake_at[SCHEDCTL_MAX];   /* schedctl_wake_after, the same */
+	volatile bool woke[SCHEDCTL_MAX]; /* ... and it came */
 	/* The holder asleep outside the group keeps the token for up to
 	 * settle_ms (what it waits for is likely to end by itself, and
 	 * when it ends must not decide who runs); then this passes it. */
@@ -179,6 +181,10 @@ sleeps_outside(const struct thread *t)
 
 	if (t->state != T_SLEEPING)
 		return false;
+	/* a drain wakes at a kick or after points (drain.c): a member's
+	 * doing either way, so it is waited for as a member is */
+	if (t->wait.kind != NULL && strcmp(t->wait.kind, "drain") == 0)
+		return false;
 	if (t->wait.kind == NULL || strcmp(t->wait.kind, "mutex") != 0)
 		return true;
 	m = t->wait.obj;
@@ -205,6 +211,7 @@ settle(void)
 			break;
 		if (now_ms() >= end) {
 			ctl.st.timed++;
+			ctl.st.timed_settle++;
 			break;
 		}
 		waited = true;
@@ -218,8 +225,9 @@ settle(void)
 void
 schedctl_point(void)
 {
-	struct thread *me = current, *best, *sig[SCHEDCTL_MAX];
-	int nsig = 0;
+	struct thread *me = current, *best, *sig[SCHEDCTL_MAX],
+	              *wake[SCHEDCTL_MAX];
+	int nsig = 0, nwake = 0;
 	uint32_t f;
 
 	if (!me->ctl || schedctl_token != me)
@@ -234,13 +242,20 @@ schedctl_point(void)
 	settle();
 	f = spin_lock_irqsave(rq_lock());
 	ctl.st.points++;
-	for (int i = 0; i < ctl.n; i++)
+	for (int i = 0; i < ctl.n; i++) {
+		if (ctl.member[i] == NULL)
+			continue;
 		if (ctl.signal_at[i] != 0 &&
-		    ctl.signal_at[i] <= ctl.st.points &&
-		    ctl.member[i] != NULL) {
+		    ctl.signal_at[i] <= ctl.st.points) {
 			ctl.signal_at[i] = 0;
 			sig[nsig++] = ctl.member[i];
 		}
+		if (ctl.wake_at[i] != 0 && ctl.wake_at[i] <= ctl.st.points) {
+			ctl.wake_at[i] = 0;
+			ctl.woke[i] = true;
+			wake[nwake++] = ctl.member[i];
+		}
+	}
 	for (unsigned k = 0; k + 1 < ctl.depth; k++)
 		if (ctl.change[k] == ctl.st.points) {
 			me->ctl_prio = (int)(ctl.depth - 2 - k);
@@ -258,6 +273,8 @@ schedctl_point(void)
 	 * needs the token, which we hold till the schedule() below. */
 	for (int i = 0; i < nsig; i++)
 		thread_signal(sig[i]);
+	for (int i = 0; i < nwake; i++)
+		wake_up_thread(wake[i]);
 	if (best != me)
 		schedule(); /* runnable, skipped till the token comes back */
 }
@@ -285,6 +302,25 @@ schedctl_signal_after(unsigned points)
 	ctl.signal_at[current->ctl_id] =
 	    points == 0 ? 0 : ctl.st.points + points;
 	spin_unlock_irqrestore(rq_lock(), f);
+}
+
+void
+schedctl_wake_after(unsigned points)
+{
+	uint32_t f;
+
+	if (!current->ctl)
+		return;
+	f = spin_lock_irqsave(rq_lock());
+	ctl.wake_at[current->ctl_id] = points == 0 ? 0 : ctl.st.points + points;
+	ctl.woke[current->ctl_id] = false;
+	spin_unlock_irqrestore(rq_lock(), f);
+}
+
+bool
+schedctl_woke(void)
+{
+	return current->ctl && ctl.woke[current->ctl_id];
 }
 
 void
@@ -347,7 +383,7 @@ schedctl_woken(struct thread *t)
 	if (schedctl_token == NULL) {
 		schedctl_token = t;
 		t->ctl_redecide = true;
-		ctl.st.timed++;
+		ctl.st.wakes++;
 	}
 }
 

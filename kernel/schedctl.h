@@ -36,11 +36,14 @@ struct schedctl_stats {
 	unsigned switches; /* token moves at a point or a block */
 	unsigned changes;  /* priority change points reached */
 	unsigned settles;  /* points that waited for a sleeping member */
-	/* decisions the clock made, not the seed: a settle that ran out,
-	 * a token passed from a holder asleep for settle_ms, a token taken
-	 * by the first member to wake.  0: the schedule is the seed's
-	 * alone, and another run with it gets the same. */
-	unsigned timed;
+	/* decisions the clock made, not the seed: a settle that ran out
+	 * (timed_settle), a token passed from a holder asleep for
+	 * settle_ms.  0: the schedule is the seed's alone, and another run
+	 * with it gets the same. */
+	unsigned timed, timed_settle;
+	/* tokens taken by the first member to wake when all slept (it
+	 * decides again before it runs on: not timed) */
+	unsigned wakes;
 	uint32_t hash; /* of the schedule and the notes */
 };
 
@@ -63,6 +66,12 @@ void schedctl_note(uint32_t v);
  * this many more points: a delay in schedule time, not in ms, so where
  * it lands is the seed's.  0 cancels. */
 void schedctl_signal_after(unsigned points);
+/* Wake the calling member (if it sleeps) once the run has passed this
+ * many more points: a timeout in schedule time.  0 cancels. */
+void schedctl_wake_after(unsigned points);
+/* Did it come?  (For the wait's condition: a plain wakeup only makes a
+ * wait look again at its condition.) */
+bool schedctl_woke(void);
 /* After every member exited. */
 void schedctl_end(struct schedctl_stats *st);
 

@@ -671,10 +671,11 @@ schedule_report(struct lt_run *run, int started)
 	}
 	kprintf("stress: lifetime: schedule: pct seed %u depth %u settle %u "
 	        "ms: %u points, %u switches, %u priority changes, %u "
-	        "settles, %u timed decisions, hash %08x (%s)\n",
+	        "settles, %u timed decisions (%u settles ran out), %u "
+	        "wakes, hash %08x (%s)\n",
 	        (unsigned)run->p.sched_seed, run->p.depth, run->p.settle_ms,
 	        st.points, st.switches, st.changes, st.settles, st.timed,
-	        (unsigned)st.hash, verdict);
+	        st.timed_settle, st.wakes, (unsigned)st.hash, verdict);
 	seen[nseen % 8].p = p;
 	memcpy(seen[nseen % 8].mods, run->mods, sizeof(run->mods));
 	seen[nseen % 8].hash = st.hash;
