@@ -308,11 +308,15 @@ try_mutant(struct mutant *m, const char *work, const char *logs, int jobs)
 	t0 = now_s();
 	for (int i = 0; i < ntests; i++) {
 		fprintf(stderr, "mutants: %s: %s\n", m->name, tests[i]);
-		if (run("cd %s && build/host/modref-harness test -j %d --logs "
-		        "%s/%s %s >> %s/%s.test.log 2>&1",
-		        work, jobs, logs, m->name, tests[i], logs,
-		        m->name) == 0)
+		/* the harness's own log directory: scenarios name their
+		 * captures there (build/test-logs/X-nN.pcap) */
+		if (run("cd %s && build/host/modref-harness test -j %d %s >> "
+		        "%s/%s.test.log 2>&1",
+		        work, jobs, tests[i], logs, m->name) == 0)
 			continue;
+		run("mkdir -p %s/%s && cp %s/build/test-logs/*.log %s/%s/ "
+		    "2>/dev/null",
+		    logs, m->name, work, logs, m->name);
 		m->status = "detected";
 		strcpy(m->by, tests[i]);
 		m->secs = now_s() - t0;
