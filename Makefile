@@ -162,6 +162,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 -include tests/bench/bench.mk
 -include tests/bench/linux.mk
 include tests/mutants/mutants.mk
+include tests/repro/repro.mk
 
 # ---- boot modules: one archive -------------------------------------------------
 # Every module the tree builds (modloader/modules.mk's ALL_MODULES, tcp.ko)

@@ -25,11 +25,13 @@
 #include <kernel/string.h>
 #include <kernel/waitq.h>
 
-#define PROGRESS_MS 2000
-#define CHECK_MS    1000
-#define DEFAULT_OPS 1000
-#define MAX_OPS     10000000
-#define MAX_SECS    86400
+#define PROGRESS_MS         2000
+#define CHECK_MS            1000
+#define DEFAULT_OPS         1000
+#define DEFAULT_HOLDMAX_MS  300
+#define DEFAULT_WATCHDOG_MS 30000
+#define MAX_OPS             10000000
+#define MAX_SECS            86400
 
 static const char *const default_mods[] = {"e1000",   "virtio_net", "netsim",
                                            "tcp",     "sockproto",  "chain_a",
@@ -138,6 +140,16 @@ one_op(struct lt_worker *w, uint32_t idx)
 	/* under sched=pct, ops end in the schedule's order: the outcomes
 	 * in that order are part of what a replay must reproduce */
 	schedctl_note((uint32_t)w->id << 24 ^ (uint32_t)k << 16 ^ (uint32_t)r);
+	if (run->p.oplog) { /* the script, in the order the ops ended */
+		char a[16];
+		struct out_capture *c = out_capture_suspend();
+
+		kprintf("stress: op w%d #%u %s %s -> %s\n", w->id,
+		        (unsigned)idx, lt_ops[k].name,
+		        lt_arg_name(&lt_ops[k], arg, a, sizeof(a)),
+		        r == 0 ? "ok" : errno_name(r));
+		out_capture_resume(c);
+	}
 	__atomic_add_fetch(&run->stats[k].count, 1, __ATOMIC_RELAXED);
 	if (r != 0)
 		__atomic_add_fetch(&run->stats[k].errors, 1, __ATOMIC_RELAXED);
@@ -285,8 +297,8 @@ parse(struct lt_run *run, int argc, char **argv)
 	bool seeded = false;
 
 	p->workers = online_cpus();
-	p->holdmax_ms = 300;
-	p->watchdog_ms = 30000;
+	p->holdmax_ms = DEFAULT_HOLDMAX_MS;
+	p->watchdog_ms = DEFAULT_WATCHDOG_MS;
 	p->progress = true;
 	p->depth = 3;
 	p->settle_ms = 100;
@@ -359,8 +371,13 @@ parse(struct lt_run *run, int argc, char **argv)
 			p->bg = v != 0;
 		} else if (strcmp(k, "progress") == 0 && v <= 1) {
 			p->progress = v != 0;
+		} else if (strcmp(k, "oplog") == 0 && v <= 1) {
+			p->oplog = v != 0;
 		} else if (strcmp(k, "depth") == 0 && v >= 1 && v <= 8) {
 			p->depth = (unsigned)v;
+		} else if (strcmp(k, "steps") == 0 && v >= 1 &&
+		           v <= 100000000) {
+			p->pct_steps = (unsigned)v;
 		} else if (strcmp(k, "settle") == 0 && v <= 1000) {
 			p->settle_ms = (unsigned)v;
 		} else {
@@ -375,6 +392,8 @@ parse(struct lt_run *run, int argc, char **argv)
 		                 "ops= and cycles= both given (pick one)");
 	if (p->ops == 0 && p->secs == 0 && p->cycles == 0)
 		p->ops = DEFAULT_OPS;
+	if (p->pct && p->pct_steps == 0)
+		p->pct_steps = (p->ops + p->cycles) * 4;
 	if (p->pct && (p->secs != 0 || p->workers > SCHEDCTL_MAX))
 		return cmd_error("stress", -EINVAL,
 		                 "sched=pct: the run must end by ops= or "
@@ -411,32 +430,50 @@ mix_is_cycles(const struct lt_params *p)
 static void
 print_params(const struct lt_run *run, const char *prefix)
 {
-	char mix[320] = "", mods[160] = "";
-	size_t n = 0, m = 0;
+	char diff[320] = "", only[320] = "only", mods[160] = "";
+	size_t d = 0, o = 4, m = 0;
+	const struct lt_params *p = &run->p;
 
-	if (mix_is_cycles(&run->p))
-		snprintf(mix, sizeof(mix), "cycles");
-	else
-		for (unsigned i = 0; i < lt_nops; i++)
-			n += snprintf(mix + n, sizeof(mix) - n, "%s%s:%u",
-			              i ? "," : "", lt_ops[i].name,
-			              run->p.weight[i]);
+	/* mix= as the changes from the default weights, or as "only," and
+	 * the ops that have a weight, whichever is shorter: the line must
+	 * fit the console's 255 characters to be typed back */
+	for (unsigned i = 0; i < lt_nops; i++) {
+		if (p->weight[i] != lt_ops[i].weight)
+			d += snprintf(diff + d, sizeof(diff) - d, "%s%s:%u",
+			              d ? "," : "", lt_ops[i].name,
+			              p->weight[i]);
+		if (p->weight[i] != 0)
+			o += snprintf(only + o, sizeof(only) - o, ",%s:%u",
+			              lt_ops[i].name, p->weight[i]);
+	}
 	for (int i = 0; i < run->nmods && m < sizeof(mods); i++)
 		m += snprintf(mods + m, sizeof(mods) - m, "%s%s", i ? "," : "",
 		              run->mods[i]);
-	kprintf("%sstress lifetime seed=%u %s=%u secs=%u workers=%d "
-	        "holdmax=%u watchdog=%u tcpport=%u udpport=%u faults=%u "
-	        "mods=%s mix=%s",
-	        prefix, (unsigned)run->p.seed,
-	        run->p.cycles != 0 ? "cycles" : "ops",
-	        (unsigned)(run->p.cycles != 0 ? run->p.cycles : run->p.ops),
-	        (unsigned)run->p.secs, run->p.workers, run->p.holdmax_ms,
-	        run->p.watchdog_ms, run->p.tcpport, run->p.udpport,
-	        run->p.faults, mods, mix);
-	if (run->p.pct)
-		kprintf(" sched=pct:%u depth=%u settle=%u",
-		        (unsigned)run->p.sched_seed, run->p.depth,
-		        run->p.settle_ms);
+	kprintf("%sstress lifetime seed=%u %s=%u workers=%d mods=%s", prefix,
+	        (unsigned)p->seed, p->cycles != 0 ? "cycles" : "ops",
+	        (unsigned)(p->cycles != 0 ? p->cycles : p->ops), p->workers,
+	        mods);
+	if (mix_is_cycles(p))
+		kprintf(" mix=cycles");
+	else if (d != 0)
+		kprintf(" mix=%s", o < d ? only : diff);
+	/* the rest only where it is not the default */
+	if (p->secs != 0)
+		kprintf(" secs=%u", (unsigned)p->secs);
+	if (p->holdmax_ms != DEFAULT_HOLDMAX_MS)
+		kprintf(" holdmax=%u", p->holdmax_ms);
+	if (p->watchdog_ms != DEFAULT_WATCHDOG_MS)
+		kprintf(" watchdog=%u", p->watchdog_ms);
+	if (p->tcpport != 0)
+		kprintf(" tcpport=%u", p->tcpport);
+	if (p->udpport != 0)
+		kprintf(" udpport=%u", p->udpport);
+	if (p->faults != 0)
+		kprintf(" faults=%u", p->faults);
+	if (p->pct)
+		kprintf(" sched=pct:%u depth=%u steps=%u settle=%u",
+		        (unsigned)p->sched_seed, p->depth, p->pct_steps,
+		        p->settle_ms);
 	kprintf("\n");
 }
 
@@ -749,8 +786,8 @@ run_and_free(struct lt_run *run, struct lt_snapshot *snap)
 	run->legacy_caught0 = legacy_caught;
 	run->deadline_ms = run->start_ms + run->p.secs * 1000ull;
 	r = run->p.pct ? schedctl_begin(run->p.sched_seed, run->p.depth,
-	                                (run->p.ops + run->p.cycles) * 4,
-	                                run->p.workers, 0, run->p.settle_ms)
+	                                run->p.pct_steps, run->p.workers, 0,
+	                                run->p.settle_ms)
 	               : 0;
 	if (r == 0)
 		r = start_workers(run);

@@ -96,8 +96,13 @@ struct lt_params {
 	/* sched=pct:SEED: the workers share one CPU and the kernel's
 	 * controlled scheduler picks their interleaving (schedctl.h) */
 	bool pct;
+	bool oplog; /* oplog=1: a console line per op as it ends */
 	uint32_t sched_seed;
 	unsigned depth, settle_ms;
+	/* PCT's k, the points its change points are drawn from: kept
+	 * when a replay shortens the run, so the schedule's prefix stays
+	 * (0: 4 per op) */
+	unsigned pct_steps;
 };
 
 struct lt_run {

@@ -1,0 +1,566 @@
+/*
+ * make repro LOG=build/.../X.log: from a failing lifetime stress run to
+ * a small deterministic reproducer (docs/repro.md).  The log's header
+ * names its scenario and profile; the scenario gives the boot (profile,
+ * cmdline, modules, forwards) and whatever it did before the stress;
+ * the log gives the run's parameters ("stress: lifetime: run: ...").
+ * Each trial boots that with one stress command and fails if the run
+ * does not end in PASS (or the scenario's rejects match).  In order:
+ *
+ *   1. the run as it was; if it passes (the failure was an interleaving
+ *      of the multi-CPU stress), the same under sched=pct:S for S = 1..N
+ *      until one fails: from here every trial is a controlled schedule
+ *   2. fewer workers (1, 2, ...)
+ *   3. fewer ops: the shortest prefix that still fails (bisection; each
+ *      worker's ops depend only on the seed, so a prefix is a prefix)
+ *   4. fewer modules, then fewer op kinds (each one left out if the run
+ *      still fails without it), then the ops again
+ *   5. the result run R times (default 10): it must fail every time
+ *
+ * Progress and the size at each step go to stderr; the result is a
+ * scenario (default tests/scenarios/repro-NAME.scn) that fails today
+ * and passes once the bug is fixed, and the last trial's op log (the
+ * workers' rings) is printed as the script.
+ *
+ *   repro [-o SCN] [-r RUNS] [-s SEEDS] [-j JOBS] LOG
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define LINE     4096
+#define MAXSETUP 64
+#define MAXKV    32
+
+static char scenario[LINE], profile[128], cmdline[LINE], modules[LINE];
+static char setup[MAXSETUP][LINE]; /* scenario lines before the stress */
+static int nsetup;
+static char failure[LINE]; /* the first line that says what failed */
+
+/* The stress command as KEY=VALUE pairs, so steps can change one. */
+static struct {
+	char k[32], v[LINE];
+} kv[MAXKV];
+static int nkv;
+static int trials;
+static double t0;
+
+static double
+now_s(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void
+say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "repro: [%4.0f s] ", now_s() - t0);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void
+chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+}
+
+static const char *
+get(const char *k)
+{
+	for (int i = 0; i < nkv; i++)
+		if (strcmp(kv[i].k, k) == 0)
+			return kv[i].v;
+	return NULL;
+}
+
+static void
+set(const char *k, const char *v)
+{
+	for (int i = 0; i < nkv; i++)
+		if (strcmp(kv[i].k, k) == 0) {
+			snprintf(kv[i].v, sizeof(kv[i].v), "%s", v);
+			return;
+		}
+	if (nkv < MAXKV) {
+		snprintf(kv[nkv].k, sizeof(kv[nkv].k), "%s", k);
+		snprintf(kv[nkv].v, sizeof(kv[nkv].v), "%s", v);
+		nkv++;
+	}
+}
+
+static long
+getnum(const char *k, long dflt)
+{
+	const char *v = get(k);
+
+	return v != NULL ? strtol(v, NULL, 10) : dflt;
+}
+
+static void
+setnum(const char *k, long v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%ld", v);
+	set(k, b);
+}
+
+static void
+command(char *out, size_t size)
+{
+	size_t n = (size_t)snprintf(out, size, "stress lifetime");
+
+	for (int i = 0; i < nkv && n < size; i++)
+		n += (size_t)snprintf(out + n, size - n, " %s=%s", kv[i].k,
+		                      kv[i].v);
+}
+
+/* "stress lifetime k=v k=v ..." into kv[]; -1 if not that. */
+static int
+parse_command(const char *line)
+{
+	char buf[LINE], *save = NULL, *tok;
+
+	if (strncmp(line, "stress lifetime ", 16) != 0)
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", line + 16);
+	nkv = 0;
+	for (tok = strtok_r(buf, " ", &save); tok != NULL;
+	     tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (eq == NULL || eq - tok >= 32)
+			return -1;
+		*eq = '\0';
+		set(tok, eq + 1);
+	}
+	return nkv > 0 ? 0 : -1;
+}
+
+/* The log: its scenario and profile, the run's parameters, the first
+ * failure line. */
+static int
+read_log(const char *path)
+{
+	char line[LINE];
+	FILE *f = fopen(path, "r");
+	bool have_cmd = false;
+
+	if (f == NULL) {
+		fprintf(stderr, "repro: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		const char *p;
+
+		chomp(line);
+		char sc[LINE], pr[128];
+
+		if (scenario[0] == '\0' &&
+		    sscanf(line,
+		           "### harness: scenario %4000[^,], profile %127s", sc,
+		           pr) == 2) {
+			snprintf(scenario, sizeof(scenario), "%s", sc);
+			snprintf(profile, sizeof(profile), "%s", pr);
+			continue;
+		}
+		if (!have_cmd &&
+		    (p = strstr(line, "stress: lifetime: run: ")) != NULL) {
+			have_cmd = parse_command(p + 23) == 0;
+			continue;
+		}
+		if (failure[0] == '\0' && have_cmd &&
+		    (strstr(line, "stress: FAIL") != NULL ||
+		     strstr(line, "use-after-unload") != NULL ||
+		     strstr(line, "KERNEL PANIC") != NULL ||
+		     strstr(line, "invariant:") != NULL ||
+		     strstr(line, "### harness: FAIL") != NULL))
+			snprintf(failure, sizeof(failure), "%s", line);
+	}
+	fclose(f);
+	if (scenario[0] == '\0' || profile[0] == '\0') {
+		fprintf(stderr,
+		        "repro: %s: no '### harness: scenario S, "
+		        "profile P' line (not a harness log)\n",
+		        path);
+		return -1;
+	}
+	if (!have_cmd) {
+		fprintf(stderr,
+		        "repro: %s: no 'stress: lifetime: run:' line "
+		        "(not a lifetime stress run)\n",
+		        path);
+		return -1;
+	}
+	/* how it ran, not what: a trial shows no progress, runs in front */
+	set("progress", "0");
+	return 0;
+}
+
+/* The scenario: its boot directives and what it did before the stress
+ * command (setup sends, host servers); rejects too. */
+static int
+read_scenario(void)
+{
+	char line[LINE];
+	FILE *f = fopen(scenario, "r");
+
+	if (f == NULL) {
+		fprintf(stderr, "repro: %s: %s\n", scenario, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		chomp(line);
+		if (strncmp(line, "send stress lifetime", 20) == 0)
+			break;
+		if (line[0] == '#' || line[0] == '\0' ||
+		    strncmp(line, "profiles ", 9) == 0 ||
+		    strncmp(line, "limit ", 6) == 0 ||
+		    strncmp(line, "expect", 6) == 0)
+			continue;
+		if (strncmp(line, "cmdline ", 8) == 0) {
+			snprintf(cmdline, sizeof(cmdline), "%s", line);
+			continue;
+		}
+		if (strncmp(line, "modules ", 8) == 0) {
+			snprintf(modules, sizeof(modules), "%s", line);
+			continue;
+		}
+		if (nsetup == MAXSETUP) {
+			fprintf(stderr,
+			        "repro: %s: more than %d lines before "
+			        "the stress\n",
+			        scenario, MAXSETUP);
+			fclose(f);
+			return -1;
+		}
+		snprintf(setup[nsetup++], LINE, "%s", line);
+	}
+	fclose(f);
+	return 0;
+}
+
+static void
+write_scn(FILE *f, const char *cmd)
+{
+	fprintf(f, "profiles %s\n", profile);
+	if (cmdline[0])
+		fprintf(f, "%s\n", cmdline);
+	if (modules[0])
+		fprintf(f, "%s\n", modules);
+	fprintf(f, "limit 600\nreject KERNEL PANIC\nreject use-after-unload\n"
+	           "reject stress: FAIL\nreject invariant:\n");
+	for (int i = 0; i < nsetup; i++)
+		if (strncmp(setup[i], "reject ", 7) != 0 ||
+		    (strstr(setup[i], "PANIC") == NULL &&
+		     strstr(setup[i], "use-after-unload") == NULL &&
+		     strstr(setup[i], "stress: FAIL") == NULL &&
+		     strstr(setup[i], "invariant:") == NULL))
+			fprintf(f, "%s\n", setup[i]);
+	fprintf(f,
+	        "send %s\nexpect -t 500 ^stress: lifetime: PASS\nprompt\n"
+	        "send poweroff\nexit success\n",
+	        cmd);
+}
+
+static const char *workdir = "build/repro";
+static int jobs = 1;
+
+/* One boot; true if the run failed (the bug showed). */
+static bool
+trial(const char *why)
+{
+	char cmd[LINE], path[256], sh[LINE + 512];
+	FILE *f;
+	int r;
+
+	command(cmd, sizeof(cmd));
+	if (strlen(cmd) > 255) { /* the console's line limit */
+		say("the command is %zu characters, the console takes 255: "
+		    "%s",
+		    strlen(cmd), cmd);
+		exit(2);
+	}
+	snprintf(path, sizeof(path), "%s/trial.scn", workdir);
+	f = fopen(path, "w");
+	if (f == NULL) {
+		perror(path);
+		exit(2);
+	}
+	write_scn(f, cmd);
+	fclose(f);
+	trials++;
+	snprintf(sh, sizeof(sh),
+	         "build/host/modref-harness test -j %d --logs %s/logs %s "
+	         ">%s/trial.out 2>&1",
+	         jobs, workdir, path, workdir);
+	r = system(sh);
+	r = r == -1 ? -1 : WIFEXITED(r) ? WEXITSTATUS(r) : 128;
+	say("trial %d (%s): %s: %s", trials, why, cmd + 16,
+	    r == 0 ? "passes" : "FAILS");
+	return r != 0;
+}
+
+static void
+size_line(const char *step)
+{
+	const char *mix = get("mix"), *mods = get("mods");
+
+	say("after %s: ops=%ld workers=%ld mods=%s mix=%s%s%s", step,
+	    getnum("ops", 0), getnum("workers", 0), mods ? mods : "(default)",
+	    mix ? mix : "(default)", get("sched") ? " sched=" : "",
+	    get("sched") ? get("sched") : "");
+}
+
+/* Try kv[k]=v; keep it if the run still fails, else put back. */
+static bool
+try_set(const char *k, const char *v, const char *why)
+{
+	char old[LINE];
+	const char *o = get(k);
+	bool had = o != NULL;
+
+	snprintf(old, sizeof(old), "%s", had ? o : "");
+	set(k, v);
+	if (trial(why))
+		return true;
+	if (had)
+		set(k, old);
+	else
+		for (int i = 0; i < nkv; i++)
+			if (strcmp(kv[i].k, k) == 0) {
+				kv[i] = kv[--nkv];
+				break;
+			}
+	return false;
+}
+
+static void
+shrink_ops(void)
+{
+	long lo = 1, hi = getnum("ops", 1000), ok = hi;
+
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+		char b[32];
+
+		snprintf(b, sizeof(b), "%ld", mid);
+		if (try_set("ops", b, "fewer ops")) {
+			ok = mid;
+			hi = mid;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	setnum("ops", ok);
+}
+
+/* Drop each element of a comma list (mods=) if the run still fails. */
+static void
+shrink_list(const char *k)
+{
+	char list[LINE], trialv[LINE];
+	int n = 0;
+	char *items[64], *save = NULL;
+
+	if (get(k) == NULL)
+		return;
+	snprintf(list, sizeof(list), "%s", get(k));
+	for (char *t = strtok_r(list, ",", &save); t != NULL && n < 64;
+	     t = strtok_r(NULL, ",", &save))
+		items[n++] = t;
+	for (int i = 0; i < n && n > 1; i++) {
+		size_t len = 0;
+
+		trialv[0] = '\0';
+		for (int j = 0; j < n; j++)
+			if (j != i)
+				len += (size_t)snprintf(
+				    trialv + len, sizeof(trialv) - len, "%s%s",
+				    len ? "," : "", items[j]);
+		if (try_set(k, trialv, "without one")) {
+			for (int j = i; j + 1 < n; j++)
+				items[j] = items[j + 1];
+			n--;
+			i--;
+		}
+	}
+}
+
+/* Each op kind of mix= with a weight: left out (weight 0) if the run
+ * still fails without it. */
+static void
+shrink_mix(void)
+{
+	char mix[LINE], out[LINE], *items[64], *save = NULL;
+	int n = 0;
+
+	if (get("mix") == NULL || strcmp(get("mix"), "cycles") == 0)
+		return;
+	snprintf(mix, sizeof(mix), "%s", get("mix"));
+	for (char *t = strtok_r(mix, ",", &save); t != NULL && n < 64;
+	     t = strtok_r(NULL, ",", &save))
+		items[n++] = t;
+	for (int i = 0; i < n; i++) {
+		char *colon = strchr(items[i], ':');
+		char keep[64];
+		size_t len = 0;
+
+		if (colon == NULL || strcmp(colon + 1, "0") == 0)
+			continue;
+		snprintf(keep, sizeof(keep), "%s", items[i]);
+		*colon = '\0';
+		for (int j = 0; j < n; j++)
+			len += (size_t)snprintf(out + len, sizeof(out) - len,
+			                        "%s%s%s", len ? "," : "",
+			                        items[j], j == i ? ":0" : "");
+		if (try_set("mix", out, "without an op kind")) {
+			snprintf(items[i] + strlen(items[i]), 3, ":0");
+		} else {
+			*colon = ':';
+		}
+		(void)keep;
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *out = NULL, *log;
+	int runs = 10, seeds = 8, i, failed = 0;
+	char cmd[LINE], name[256], path[512], before[LINE], after[LINE];
+	FILE *f;
+
+	for (i = 1; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+		if (strcmp(argv[i], "-o") == 0)
+			out = argv[i + 1];
+		else if (strcmp(argv[i], "-r") == 0)
+			runs = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "-s") == 0)
+			seeds = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "-j") == 0)
+			jobs = atoi(argv[i + 1]);
+		else
+			break;
+	}
+	if (i + 1 != argc || runs < 1 || runs > 100 || seeds < 0 ||
+	    seeds > 1000 || jobs < 1 || jobs > 16) {
+		fprintf(stderr, "usage: repro [-o SCN] [-r RUNS] [-s SEEDS] "
+		                "[-j JOBS] LOG\n");
+		return 2;
+	}
+	log = argv[i];
+	t0 = now_s();
+	if (read_log(log) != 0 || read_scenario() != 0)
+		return 2;
+	mkdir("build", 0755);
+	mkdir(workdir, 0755);
+	command(cmd, sizeof(cmd));
+	say("%s: profile %s, failed with: %s", log, profile,
+	    failure[0] ? failure : "(no failure line found)");
+	size_line("reading the log");
+	/* PCT's change points are drawn from steps: pinned, so a shorter
+	 * run keeps the schedule's prefix */
+	if (get("steps") == NULL)
+		setnum("steps", (getnum("ops", 0) + getnum("cycles", 0)) * 4);
+	/* 1. as it was, then under a controlled schedule */
+	if (get("sched") == NULL) {
+		bool found = false;
+
+		if (trial("as it was"))
+			say("it fails again as it was; now under sched=pct");
+		for (int s = 1; s <= seeds && !found; s++) {
+			char v[32];
+
+			snprintf(v, sizeof(v), "pct:%d", s);
+			found = try_set("sched", v, "a controlled schedule");
+		}
+		if (!found) {
+			say("no controlled schedule of %d made it fail: not "
+			    "reproduced (try -s with more seeds)",
+			    seeds);
+			return 1;
+		}
+	} else if (!trial("as it was")) {
+		say("it passes under its own schedule: not reproduced");
+		return 1;
+	}
+	size_line("finding a failing schedule");
+	/* 2. workers */
+	for (long w = 1; w < getnum("workers", 1); w++) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%ld", w);
+		if (try_set("workers", v, "fewer workers"))
+			break;
+	}
+	size_line("fewer workers");
+	shrink_ops();
+	size_line("fewer ops");
+	snprintf(before, sizeof(before), "%s|%s",
+	         get("mods") ? get("mods") : "", get("mix") ? get("mix") : "");
+	shrink_list("mods");
+	size_line("fewer modules");
+	shrink_mix();
+	size_line("fewer op kinds");
+	snprintf(after, sizeof(after), "%s|%s", get("mods") ? get("mods") : "",
+	         get("mix") ? get("mix") : "");
+	if (strcmp(before, after) != 0) { /* another run: other ops */
+		shrink_ops();
+		size_line("fewer ops again");
+	}
+	/* 5. deterministic? */
+	for (int r = 0; r < runs; r++)
+		failed += trial("verifying");
+	command(cmd, sizeof(cmd));
+	say("%d of %d runs fail: %s", failed, runs, cmd);
+	snprintf(name, sizeof(name), "repro-%s-%ld-%s", profile,
+	         getnum("seed", 0), get("sched") ? get("sched") + 4 : "x");
+	if (out == NULL) {
+		snprintf(path, sizeof(path), "tests/scenarios/%s.scn", name);
+		out = path;
+	}
+	f = fopen(out, "w");
+	if (f == NULL) {
+		perror(out);
+		return 2;
+	}
+	fprintf(f,
+	        "# A reproducer made by make repro (docs/repro.md) from\n"
+	        "# %s, which failed with:\n#   %s\n"
+	        "# Reduced in %d trials to %ld ops on %ld worker(s) under a "
+	        "controlled\n# schedule; %d of %d runs failed when it was "
+	        "made.  It passes once\n# the bug is fixed.\n",
+	        log, failure[0] ? failure : "(no failure line)", trials,
+	        getnum("ops", 0), getnum("workers", 0), failed, runs);
+	write_scn(f, cmd);
+	fclose(f);
+	say("wrote %s", out);
+	/* the script: the last trial's op log */
+	snprintf(path, sizeof(path),
+	         "grep -a -h 'stress: ring\\|worker [0-9]* op\\|^stress: "
+	         "FAIL' %s/logs/*.log | head -40 >&2",
+	         workdir);
+	if (system(path) != 0)
+		say("(no op log in the last trial's log)");
+	return failed == runs ? 0 : 1;
+}

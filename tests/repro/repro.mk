@@ -1,0 +1,15 @@
+# make repro LOG=X.log (docs/repro.md): build/host/repro shrinks a failing
+# lifetime stress run to a deterministic reproducer scenario.
+
+$(HOSTBIN)/repro: tests/repro/repro.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
+
+host: $(HOSTBIN)/repro
+
+REPRO_RUNS ?= 10
+repro: deps all
+	@test -n "$(LOG)" || { echo "usage: make repro LOG=build/stress/logs/X.log"; exit 2; }
+	$(HOSTBIN)/repro -r $(REPRO_RUNS) $(LOG)
+
+.PHONY: repro
