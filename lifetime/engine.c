@@ -114,14 +114,22 @@ one_op(struct lt_worker *w, uint32_t idx)
 	struct lt_run *run = w->run;
 	struct fault_ctx fc = {.sites = FAULT_ALL};
 	struct lt_rec rec;
-	unsigned k = pick_op(w);
-	uint32_t arg = lt_rand(w);
-	bool inject = lt_below(w, 1000) < run->p.faults;
+	unsigned k = run->p.script ? lt_scripts[w->id].op[idx] : pick_op(w);
+	uint32_t arg = run->p.script ? lt_scripts[w->id].arg[idx] : lt_rand(w);
+	bool inject = !run->p.script && lt_below(w, 1000) < run->p.faults;
 	uint64_t t0;
 	int r;
 
 	fc.nth = 1 + lt_below(w, 16);
 	w->verdict = NULL;
+	if (run->p.oplog) { /* the script: every op that started, the one
+	                     * a failure interrupts too */
+		char a[16];
+
+		kprintf("stress: op w%d #%u %s:0x%x (%s)\n", w->id,
+		        (unsigned)idx, lt_ops[k].name, (unsigned)arg,
+		        lt_arg_name(&lt_ops[k], arg, a, sizeof(a)));
+	}
 	out_capture_begin(&w->out);
 	if (inject)
 		fault_set(&fc);
@@ -140,16 +148,9 @@ one_op(struct lt_worker *w, uint32_t idx)
 	/* under sched=pct, ops end in the schedule's order: the outcomes
 	 * in that order are part of what a replay must reproduce */
 	schedctl_note((uint32_t)w->id << 24 ^ (uint32_t)k << 16 ^ (uint32_t)r);
-	if (run->p.oplog) { /* the script, in the order the ops ended */
-		char a[16];
-		struct out_capture *c = out_capture_suspend();
-
-		kprintf("stress: op w%d #%u %s %s -> %s\n", w->id,
-		        (unsigned)idx, lt_ops[k].name,
-		        lt_arg_name(&lt_ops[k], arg, a, sizeof(a)),
+	if (run->p.oplog)
+		kprintf("stress: op w%d #%u -> %s\n", w->id, (unsigned)idx,
 		        r == 0 ? "ok" : errno_name(r));
-		out_capture_resume(c);
-	}
 	__atomic_add_fetch(&run->stats[k].count, 1, __ATOMIC_RELAXED);
 	if (r != 0)
 		__atomic_add_fetch(&run->stats[k].errors, 1, __ATOMIC_RELAXED);
@@ -166,6 +167,8 @@ one_op(struct lt_worker *w, uint32_t idx)
 static uint32_t
 worker_budget(const struct lt_run *run, int id)
 {
+	if (run->p.script)
+		return lt_scripts[id].n;
 	uint32_t n = run->p.ops / (uint32_t)run->p.workers;
 
 	return n + ((uint32_t)id < run->p.ops % (uint32_t)run->p.workers);
@@ -371,6 +374,8 @@ parse(struct lt_run *run, int argc, char **argv)
 			p->bg = v != 0;
 		} else if (strcmp(k, "progress") == 0 && v <= 1) {
 			p->progress = v != 0;
+		} else if (strcmp(k, "script") == 0 && v <= 1) {
+			p->script = v != 0;
 		} else if (strcmp(k, "oplog") == 0 && v <= 1) {
 			p->oplog = v != 0;
 		} else if (strcmp(k, "depth") == 0 && v >= 1 && v <= 8) {
@@ -390,6 +395,19 @@ parse(struct lt_run *run, int argc, char **argv)
 	if (p->ops != 0 && p->cycles != 0)
 		return cmd_error("stress", -EINVAL,
 		                 "ops= and cycles= both given (pick one)");
+	if (p->script) {
+		uint32_t n = 0;
+
+		p->workers = lt_script_workers();
+		for (int i = 0; i < p->workers; i++)
+			n += lt_scripts[i].n;
+		if (n == 0 || p->secs != 0 || p->cycles != 0)
+			return cmd_error(
+			    "stress", -EINVAL,
+			    "script=1: no ops in `stress script`, or "
+			    "secs=/cycles= given");
+		p->ops = n;
+	}
 	if (p->ops == 0 && p->secs == 0 && p->cycles == 0)
 		p->ops = DEFAULT_OPS;
 	if (p->pct && p->pct_steps == 0)
@@ -470,6 +488,8 @@ print_params(const struct lt_run *run, const char *prefix)
 		kprintf(" udpport=%u", p->udpport);
 	if (p->faults != 0)
 		kprintf(" faults=%u", p->faults);
+	if (p->script)
+		kprintf(" script=1");
 	if (p->pct)
 		kprintf(" sched=pct:%u depth=%u steps=%u settle=%u",
 		        (unsigned)p->sched_seed, p->depth, p->pct_steps,
@@ -882,6 +902,8 @@ cmd_stress(int argc, char **argv)
 		return bg_wait(true);
 	if (argc >= 2 && strcmp(argv[1], "faultsweep") == 0)
 		return lt_faultsweep(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "script") == 0)
+		return lt_script_cmd(argc, argv);
 	if (argc == 2 && strcmp(argv[1], "check") == 0)
 		return invariants_check("on request") == 0
 		           ? (kprintf("stress: check: every invariant "
@@ -895,7 +917,8 @@ COMMAND(stress,
         "stress lifetime [seed=N] [ops=N|cycles=N] [secs=N] [workers=N] "
         "[holdmax=MS] [watchdog=MS] [tcpport=P] [udpport=P] [faults=PERMILLE] "
         "[mods=A,B..|all] [mix=[only,]OP:W,..|cycles] [progress=0|1] [bg=1] "
-        "| stress wait | stress stop | stress faultsweep [MODULE..] "
+        "[sched=pct:S] [script=1] [oplog=1] | stress script [clear|W "
+        "OP:ARG..] | stress wait | stress stop | stress faultsweep [MODULE..] "
         "| stress check",
         "concurrent module/device/socket lifetime stress; every failure "
         "path of insmod and ip link up; every invariant checker",

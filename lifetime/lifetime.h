@@ -96,7 +96,8 @@ struct lt_params {
 	/* sched=pct:SEED: the workers share one CPU and the kernel's
 	 * controlled scheduler picks their interleaving (schedctl.h) */
 	bool pct;
-	bool oplog; /* oplog=1: a console line per op as it ends */
+	bool oplog;  /* oplog=1: a console line per op as it ends */
+	bool script; /* script=1: the ops of `stress script`, not drawn */
 	uint32_t sched_seed;
 	unsigned depth, settle_ms;
 	/* PCT's k, the points its change points are drawn from: kept
@@ -145,6 +146,18 @@ lt_below(struct lt_worker *w, uint32_t n)
 {
 	return n == 0 ? 0 : lt_rand(w) % n;
 }
+
+/* script.c: explicit op lists, one per worker (script=1) */
+#define LT_SCRIPT_WORKERS 16
+#define LT_SCRIPT_OPS     128
+struct lt_script {
+	unsigned n;
+	uint8_t op[LT_SCRIPT_OPS];
+	uint32_t arg[LT_SCRIPT_OPS];
+};
+extern struct lt_script lt_scripts[LT_SCRIPT_WORKERS];
+int lt_script_workers(void); /* the last worker with ops, plus one */
+int lt_script_cmd(int argc, char **argv);
 
 /* ring.c */
 void lt_ring_add(struct lt_worker *w, const struct lt_rec *r);

@@ -15,14 +15,20 @@
  *      worker's ops depend only on the seed, so a prefix is a prefix)
  *   4. fewer modules, then fewer op kinds (each one left out if the run
  *      still fails without it), then the ops again
- *   5. the result run R times (default 10): it must fail every time
+ *   5. the ops the run started (oplog=1) as an explicit script (stress
+ *      script, script=1), and delta debugging (ddmin) over it: any op
+ *      may go, not only a tail
+ *   6. the result run R times (default 10): it must fail every time
  *
  * Progress and the size at each step go to stderr; the result is a
  * scenario (default tests/scenarios/repro-NAME.scn) that fails today
  * and passes once the bug is fixed, and the last trial's op log (the
  * workers' rings) is printed as the script.
  *
- *   repro [-o SCN] [-r RUNS] [-s SEEDS] [-j JOBS] LOG
+ *   repro [-o SCN] [-r RUNS] [-s SEEDS] [-j JOBS] [-m MAXTRIALS] LOG
+ *
+ * -m bounds the trials delta debugging may use (default 400): it keeps
+ * the smallest failing script found by then.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -51,6 +57,19 @@ static struct {
 static int nkv;
 static int trials;
 static double t0;
+
+/* Delta debugging: the ops as a list, each with its worker and
+ * argument, run by `stress script` + script=1 instead of a seed. */
+#define MAXOPS 512
+struct op {
+	int w;
+	char name[24];
+	unsigned arg;
+};
+static struct op script[MAXOPS];
+static int nscript;
+static bool use_script;      /* trials run script[] */
+static int max_trials = 400; /* delta debugging stops there */
 
 static double
 now_s(void)
@@ -259,6 +278,38 @@ read_scenario(void)
 	return 0;
 }
 
+/* `stress script` lines for script[], each under the console's 255
+ * characters, workers in order and each worker's ops in order. */
+static void
+write_script(FILE *f)
+{
+	fprintf(f, "send stress script clear\nprompt\n");
+	for (int w = 0; w < 16; w++) {
+		char line[256];
+		size_t n = 0;
+
+		for (int i = 0; i < nscript; i++) {
+			char item[48];
+
+			if (script[i].w != w)
+				continue;
+			snprintf(item, sizeof(item), " %s:0x%x", script[i].name,
+			         script[i].arg);
+			if (n != 0 && n + strlen(item) > 200) {
+				fprintf(f, "send %s\nprompt\n", line);
+				n = 0;
+			}
+			if (n == 0)
+				n = (size_t)snprintf(line, sizeof(line),
+				                     "stress script %d", w);
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s",
+			                      item);
+		}
+		if (n != 0)
+			fprintf(f, "send %s\nprompt\n", line);
+	}
+}
+
 static void
 write_scn(FILE *f, const char *cmd)
 {
@@ -276,6 +327,8 @@ write_scn(FILE *f, const char *cmd)
 		     strstr(setup[i], "stress: FAIL") == NULL &&
 		     strstr(setup[i], "invariant:") == NULL))
 			fprintf(f, "%s\n", setup[i]);
+	if (use_script)
+		write_script(f);
 	fprintf(f,
 	        "send %s\nexpect -t 500 ^stress: lifetime: PASS\nprompt\n"
 	        "send poweroff\nexit success\n",
@@ -442,6 +495,118 @@ shrink_mix(void)
 	}
 }
 
+/* The ops the last trial ran (its oplog=1 lines), in the order they
+ * ended. */
+static int
+read_oplog(void)
+{
+	char path[512], line[LINE];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/logs/trial-%s.log", workdir, profile);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	nscript = 0;
+	while (fgets(line, sizeof(line), f) != NULL && nscript < MAXOPS) {
+		struct op *o = &script[nscript];
+		unsigned idx;
+
+		if (sscanf(line, "stress: op w%d #%u %23[^:]:0x%x", &o->w, &idx,
+		           o->name, &o->arg) == 4 &&
+		    o->w >= 0 && o->w < 16)
+			nscript++;
+	}
+	fclose(f);
+	return nscript;
+}
+
+static bool
+script_trial(struct op *cand, int n, const char *why)
+{
+	struct op saved[MAXOPS];
+	int nsaved = nscript;
+	bool failed;
+
+	memcpy(saved, script, sizeof(saved));
+	memcpy(script, cand, (size_t)n * sizeof(*cand));
+	nscript = n;
+	failed = trial(why);
+	if (!failed) {
+		memcpy(script, saved, sizeof(saved));
+		nscript = nsaved;
+	}
+	return failed;
+}
+
+/* ddmin (Zeller and Hildebrandt 2002) over script[]: remove chunks
+ * (each worker's ops keep their order) while the run still fails, then
+ * single ops. */
+static void
+ddmin(void)
+{
+	int gran = 2;
+
+	while (nscript >= 2 && trials < max_trials) {
+		int chunk = (nscript + gran - 1) / gran;
+		bool reduced = false;
+
+		for (int start = 0;
+		     start < nscript && !reduced && trials < max_trials;
+		     start += chunk) {
+			struct op cand[MAXOPS];
+			int n = 0;
+
+			for (int i = 0; i < nscript; i++)
+				if (i < start || i >= start + chunk)
+					cand[n++] = script[i];
+			if (n > 0 && script_trial(cand, n, "without a chunk")) {
+				reduced = true;
+				gran = gran > 2 ? gran - 1 : 2;
+			}
+		}
+		if (!reduced) {
+			if (gran >= nscript)
+				break;
+			gran = gran * 2 < nscript ? gran * 2 : nscript;
+		}
+		say("ddmin: %d op(s), granularity %d", nscript, gran);
+	}
+}
+
+static void
+shrink_to_script(void)
+{
+	char ops[32];
+
+	set("oplog", "1");
+	if (!trial("the ops it runs")) {
+		say("the run passed with oplog=1: no script");
+		set("oplog", "0");
+		return;
+	}
+	if (read_oplog() <= 0) {
+		say("no ops in the last trial's log: no script");
+		set("oplog", "0");
+		return;
+	}
+	say("%d op(s) ran before the failure; now as a script", nscript);
+	snprintf(ops, sizeof(ops), "%ld", getnum("ops", 0));
+	use_script = true;
+	set("script", "1");
+	set("ops", "0"); /* script=1 counts its own */
+	if (!trial("as a script")) {
+		say("the script does not fail: kept the prefix");
+		use_script = false;
+		set("script", "0");
+		set("ops", ops);
+		set("oplog", "0");
+		return;
+	}
+	ddmin(); /* worker numbers stay: PCT's priorities are theirs */
+	say("after ddmin: %d op(s)", nscript);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -459,13 +624,15 @@ main(int argc, char **argv)
 			seeds = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "-j") == 0)
 			jobs = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "-m") == 0)
+			max_trials = atoi(argv[i + 1]);
 		else
 			break;
 	}
 	if (i + 1 != argc || runs < 1 || runs > 100 || seeds < 0 ||
-	    seeds > 1000 || jobs < 1 || jobs > 16) {
+	    max_trials < 1 || seeds > 1000 || jobs < 1 || jobs > 16) {
 		fprintf(stderr, "usage: repro [-o SCN] [-r RUNS] [-s SEEDS] "
-		                "[-j JOBS] LOG\n");
+		                "[-j JOBS] [-m MAXTRIALS] LOG\n");
 		return 2;
 	}
 	log = argv[i];
@@ -528,6 +695,8 @@ main(int argc, char **argv)
 		shrink_ops();
 		size_line("fewer ops again");
 	}
+	/* 4b. delta debugging of the ops themselves */
+	shrink_to_script();
 	/* 5. deterministic? */
 	for (int r = 0; r < runs; r++)
 		failed += trial("verifying");
@@ -547,11 +716,11 @@ main(int argc, char **argv)
 	fprintf(f,
 	        "# A reproducer made by make repro (docs/repro.md) from\n"
 	        "# %s, which failed with:\n#   %s\n"
-	        "# Reduced in %d trials to %ld ops on %ld worker(s) under a "
-	        "controlled\n# schedule; %d of %d runs failed when it was "
-	        "made.  It passes once\n# the bug is fixed.\n",
+	        "# Reduced in %d trials to %ld ops under a controlled "
+	        "schedule; %d of %d\n# runs failed when it was made.  It "
+	        "passes once the bug is fixed.\n",
 	        log, failure[0] ? failure : "(no failure line)", trials,
-	        getnum("ops", 0), getnum("workers", 0), failed, runs);
+	        use_script ? (long)nscript : getnum("ops", 0), failed, runs);
 	write_scn(f, cmd);
 	fclose(f);
 	say("wrote %s", out);
