@@ -291,30 +291,32 @@ schedctl_note(uint32_t v)
 	spin_unlock_irqrestore(rq_lock(), f);
 }
 
-void
-schedctl_signal_after(unsigned points)
+/* The calling member's at[] slot: the point `points` from now (0:
+ * none); true if the caller is a member. */
+static bool
+arm_at(unsigned *at, unsigned points)
 {
 	uint32_t f;
 
 	if (!current->ctl)
-		return;
+		return false;
 	f = spin_lock_irqsave(rq_lock());
-	ctl.signal_at[current->ctl_id] =
-	    points == 0 ? 0 : ctl.st.points + points;
+	at[current->ctl_id] = points == 0 ? 0 : ctl.st.points + points;
 	spin_unlock_irqrestore(rq_lock(), f);
+	return true;
+}
+
+void
+schedctl_signal_after(unsigned points)
+{
+	arm_at(ctl.signal_at, points);
 }
 
 void
 schedctl_wake_after(unsigned points)
 {
-	uint32_t f;
-
-	if (!current->ctl)
-		return;
-	f = spin_lock_irqsave(rq_lock());
-	ctl.wake_at[current->ctl_id] = points == 0 ? 0 : ctl.st.points + points;
-	ctl.woke[current->ctl_id] = false;
-	spin_unlock_irqrestore(rq_lock(), f);
+	if (arm_at(ctl.wake_at, points))
+		ctl.woke[current->ctl_id] = false;
 }
 
 bool
