@@ -337,6 +337,27 @@ write_scn(FILE *f, const char *cmd)
 
 static const char *workdir = "build/repro";
 static int jobs = 1;
+/* make stress's runs use profiles of their own (build/stress/profiles,
+ * beside the scenarios in build/stress/scn): found from the scenario */
+static char profiles_opt[LINE + 64];
+
+static void
+find_profiles(void)
+{
+	char dir[LINE], path[LINE + 256];
+	char *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", scenario);
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		return;
+	*slash = '\0';
+	snprintf(path, sizeof(path), "%s/../profiles/%s.profile", dir, profile);
+	if (stat(path, &st) == 0)
+		snprintf(profiles_opt, sizeof(profiles_opt),
+		         "--profiles %s/../profiles", dir);
+}
 
 /* One boot; true if the run failed (the bug showed). */
 static bool
@@ -363,9 +384,9 @@ trial(const char *why)
 	fclose(f);
 	trials++;
 	snprintf(sh, sizeof(sh),
-	         "build/host/modref-harness test -j %d --logs %s/logs %s "
+	         "build/host/modref-harness test -j %d %s --logs %s/logs %s "
 	         ">%s/trial.out 2>&1",
-	         jobs, workdir, path, workdir);
+	         jobs, profiles_opt, workdir, path, workdir);
 	r = system(sh);
 	r = r == -1 ? -1 : WIFEXITED(r) ? WEXITSTATUS(r) : 128;
 	say("trial %d (%s): %s: %s", trials, why, cmd + 16,
@@ -639,6 +660,7 @@ main(int argc, char **argv)
 	t0 = now_s();
 	if (read_log(log) != 0 || read_scenario() != 0)
 		return 2;
+	find_profiles();
 	mkdir("build", 0755);
 	mkdir(workdir, 0755);
 	command(cmd, sizeof(cmd));

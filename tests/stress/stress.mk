@@ -71,6 +71,9 @@ stress-lifetime: deps kernel host modules
 		echo $$? > $(STRESS_DIR)/status; } | tee $(STRESS_DIR)/report.tap
 	@tests/stress/lifetime-report.sh $(STRESS_DIR)/logs > $(STRESS_DIR)/lifetime.txt
 	@tail -n 25 $(STRESS_DIR)/lifetime.txt
+	@# a failed run: the command that shrinks it to a reproducer
+	@grep '^# FAILED' $(STRESS_DIR)/report.tap | \
+		sed -n 's/.*(log: \(.*\))$$/stress: reproduce with: make repro LOG=\1/p'
 	@exit $$(cat $(STRESS_DIR)/status)
 
 # make stress-long: LONG_CYCLES module load/unload cycles in all (split
