@@ -335,7 +335,8 @@ write_scn(FILE *f, const char *cmd)
 	        cmd);
 }
 
-static const char *workdir = "build/repro";
+/* build/repro/PID: two repros at once must not share their trials */
+static char workdir[64];
 static int jobs = 1;
 /* make stress's runs use profiles of their own (build/stress/profiles,
  * beside the scenarios in build/stress/scn): found from the scenario */
@@ -662,6 +663,8 @@ main(int argc, char **argv)
 		return 2;
 	find_profiles();
 	mkdir("build", 0755);
+	mkdir("build/repro", 0755);
+	snprintf(workdir, sizeof(workdir), "build/repro/%d", (int)getpid());
 	mkdir(workdir, 0755);
 	command(cmd, sizeof(cmd));
 	say("%s: profile %s, failed with: %s", log, profile,
