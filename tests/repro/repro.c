@@ -22,8 +22,9 @@
  *
  * Progress and the size at each step go to stderr; the result is a
  * scenario (default tests/scenarios/repro-NAME.scn) that fails today
- * and passes once the bug is fixed, and the last trial's op log (the
- * workers' rings) is printed as the script.
+ * and passes once the bug is fixed, and the ops of the last trial (its
+ * oplog lines) are printed as the script.  Trials run in
+ * build/repro/PID.
  *
  *   repro [-o SCN] [-r RUNS] [-s SEEDS] [-j JOBS] [-m MAXTRIALS] LOG
  *
@@ -751,8 +752,8 @@ main(int argc, char **argv)
 	say("wrote %s", out);
 	/* the script: the last trial's op log */
 	snprintf(path, sizeof(path),
-	         "grep -a -h 'stress: ring\\|worker [0-9]* op\\|^stress: "
-	         "FAIL' %s/logs/*.log | head -40 >&2",
+	         "grep -a -h '^stress: op w\\|use-after-unload\\|^stress: "
+	         "FAIL' %s/logs/*.log | head -60 >&2",
 	         workdir);
 	if (system(path) != 0)
 		say("(no op log in the last trial's log)");
