@@ -430,8 +430,11 @@ main(int argc, char **argv)
 		bool control = strcmp(m->family, "control") == 0;
 
 		try_mutant(m, work, abslogs, jobs);
-		fprintf(stderr, "mutants: %s: %s%s%s\n", m->name, m->status,
+		fprintf(stderr, "mutants: %s: %s%s%s", m->name, m->status,
 		        m->by[0] ? " by " : "", m->by);
+		if (m->by[0])
+			fprintf(stderr, " after %.0f s", m->secs);
+		fprintf(stderr, "\n");
 		if (control && strcmp(m->status, "undetected") != 0)
 			broken = true;
 		if (ktap)
