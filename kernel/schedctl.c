@@ -7,6 +7,7 @@
 #include <kernel/schedctl.h>
 #include <kernel/cpu.h>
 #include <kernel/errno.h>
+#include <kernel/hash.h>
 #include <kernel/mutex.h>
 #include <kernel/panic.h>
 #include <kernel/sched.h>
@@ -41,23 +42,14 @@ static struct {
 	struct schedctl_stats st;
 } ctl;
 
-static uint64_t
-splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
+/* Into the schedule's hash, low byte first (as before the helper). */
 static void
 fold(uint32_t v)
 {
-	for (int i = 0; i < 4; i++) {
-		ctl.st.hash ^= (v >> (8 * i)) & 0xff;
-		ctl.st.hash *= 16777619u;
-	}
+	uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
+	                (uint8_t)(v >> 24)};
+
+	ctl.st.hash = fnv1a32_add(ctl.st.hash, b, sizeof(b));
 }
 
 static spinlock_t *
@@ -120,7 +112,7 @@ schedctl_begin(uint32_t seed, unsigned depth, unsigned steps, int n, int cpu,
 	for (int i = 0; i < n; i++)
 		ctl.prio[i] = (int)depth + i;
 	for (int i = n - 1; i > 0; i--) {
-		int j = (int)(splitmix(&s) % (uint64_t)(i + 1)),
+		int j = (int)(splitmix64(&s) % (uint64_t)(i + 1)),
 		    x = ctl.prio[i];
 
 		ctl.prio[i] = ctl.prio[j];
@@ -128,8 +120,8 @@ schedctl_begin(uint32_t seed, unsigned depth, unsigned steps, int n, int cpu,
 	}
 	for (unsigned i = 0; i + 1 < depth; i++)
 		ctl.change[i] =
-		    1 + (unsigned)(splitmix(&s) % (steps ? steps : 1));
-	ctl.st.hash = 2166136261u;
+		    1 + (unsigned)(splitmix64(&s) % (steps ? steps : 1));
+	ctl.st.hash = FNV1A32_INIT;
 	timer_init(&ctl.pass_timer, pass_fire, NULL);
 	schedctl_token = NULL;
 	__atomic_store_n(&schedctl_active, 1, __ATOMIC_RELEASE);

@@ -9,6 +9,7 @@
  * Lock-free because a hold can be taken under any lock, in any context.
  */
 #include <kernel/stackdepot.h>
+#include <kernel/hash.h>
 #include <kernel/irq.h>
 #include <kernel/ksyms.h>
 #include <kernel/printk.h>
@@ -133,7 +134,9 @@ stack_print(stack_handle_t h, const char *prefix)
 	char sym[96];
 
 	if (n == 0)
-		kprintf("%s(no stack: the depot was full)\n", prefix);
+		kprintf("%s(no stack saved: not recorded, or the depot "
+		        "was full)\n",
+		        prefix);
 	for (int i = 0; i < n; i++) {
 		ksym_format(f[i], sym, sizeof(sym));
 		kprintf("%s%s\n", prefix, sym);
@@ -141,11 +144,9 @@ stack_print(stack_handle_t h, const char *prefix)
 }
 
 uint32_t
-stack_signature(stack_handle_t h, const char *tag)
+stack_signature_frames(const uintptr_t *f, int n, const char *tag)
 {
-	const uintptr_t *f;
-	int n = stack_frames(h, &f);
-	uint32_t hash = fnv1a32(tag, strlen(tag));
+	uint32_t hash = fnv1a32_add(FNV1A32_INIT, tag, strlen(tag));
 	struct sym_info si;
 	char key[96];
 
@@ -158,13 +159,20 @@ stack_signature(stack_handle_t h, const char *tag)
 			len = snprintf(key, sizeof(key), "|%s|%s+0x%x",
 			               si.module != NULL ? si.module : "kernel",
 			               si.name, (unsigned)(f[i] - si.start));
-		/* chained: FNV-1a over the concatenation */
-		for (int j = 0; j < len && j < (int)sizeof(key) - 1; j++) {
-			hash ^= (uint8_t)key[j];
-			hash *= 16777619u;
-		}
+		if (len >= (int)sizeof(key))
+			len = (int)sizeof(key) - 1;
+		hash = fnv1a32_add(hash, key, (size_t)len);
 	}
 	return hash;
+}
+
+uint32_t
+stack_signature(stack_handle_t h, const char *tag)
+{
+	const uintptr_t *f;
+	int n = stack_frames(h, &f);
+
+	return stack_signature_frames(f, n, tag);
 }
 
 void

@@ -37,6 +37,8 @@ void stack_print(stack_handle_t h, const char *prefix);
  * build wherever the modules were loaded.
  */
 uint32_t stack_signature(stack_handle_t h, const char *tag);
+/* The same over frames the caller has (one call site, say). */
+uint32_t stack_signature_frames(const uintptr_t *f, int n, const char *tag);
 
 struct stack_depot_stats {
 	unsigned stacks; /* distinct stacks saved */

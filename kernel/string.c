@@ -2,6 +2,7 @@
  * Freestanding string and number helpers (see string.h).
  */
 #include <kernel/string.h>
+#include <kernel/hash.h>
 #include <kernel/errno.h>
 #include <stdint.h>
 #include <limits.h>
@@ -213,12 +214,7 @@ strlcpy(char *dst, const char *src, size_t size)
 uint32_t
 fnv1a32(const void *p, size_t n)
 {
-	const uint8_t *b = p;
-	uint32_t h = 0x811c9dc5;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x01000193;
-	return h;
+	return fnv1a32_add(FNV1A32_INIT, p, n);
 }
 
 int

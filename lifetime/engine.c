@@ -14,6 +14,7 @@
 #include "net/core/netdev_internal.h"
 #include "net/core/refmode.h"
 #include <kernel/errno.h>
+#include <kernel/hash.h>
 #include <kernel/fault.h>
 #include <kernel/invariant.h>
 #include <kernel/kmalloc.h>
@@ -53,11 +54,7 @@ static const char *const mix_cycles =
 uint32_t
 lt_rand(struct lt_worker *w)
 {
-	uint64_t z = (w->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return (uint32_t)((z ^ (z >> 31)) >> 16);
+	return (uint32_t)(splitmix64(&w->rng) >> 16);
 }
 
 static bool

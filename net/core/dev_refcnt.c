@@ -266,16 +266,7 @@ EXPORT_SYMBOL(dev_put_track);
 uint32_t
 netdev_holder_signature(const char *tag, uintptr_t caller)
 {
-	struct sym_info si;
-	char key[128];
-
-	if (ksym_lookup(caller, &si) != 0)
-		snprintf(key, sizeof(key), "%s|?", tag);
-	else
-		snprintf(key, sizeof(key), "%s|%s|%s+0x%x", tag,
-		         si.module != NULL ? si.module : "kernel", si.name,
-		         (unsigned)(caller - si.start));
-	return fnv1a32(key, strlen(key));
+	return stack_signature_frames(&caller, 1, tag);
 }
 
 #define SHOW_MAX 32
