@@ -60,35 +60,44 @@ rq_lock(void)
 
 static struct thread *best_runnable(void);
 
+/* The holder is off the CPU asleep: the token goes to the best runnable
+ * member, or to none (the first to wake takes it).  Under the rq lock. */
+static struct thread *
+pass_token(void)
+{
+	struct thread *best = best_runnable();
+
+	schedctl_token = best;
+	ctl.sleeper = NULL;
+	ctl.pass_now = false;
+	ctl.st.switches++;
+	fold(0x40000000u | (best != NULL ? (uint32_t)best->ctl_id : 0xffu));
+	return best;
+}
+
 /* The holder still sleeps outside the group settle_ms after it went to
  * sleep: its wait may need another member after all. */
 static void
 pass_fire(struct timer *t)
 {
 	uint32_t f = spin_lock_irqsave(rq_lock());
-	struct thread *best;
+	bool kick = false;
 
 	(void)t;
-	if (ctl.sleeper != NULL && schedctl_token == ctl.sleeper &&
-	    ctl.sleeper->state == T_RUNNING) {
+	if (ctl.sleeper == NULL || schedctl_token != ctl.sleeper) {
+		ctl.sleeper = NULL;
+	} else if (ctl.sleeper->state == T_RUNNING) {
 		/* awake for a moment in a polling wait: pass at its next
 		 * sleep, so how the poll fell does not matter */
 		ctl.pass_now = true;
-	} else if (ctl.sleeper != NULL && schedctl_token == ctl.sleeper) {
-		best = best_runnable();
-		schedctl_token = best;
-		ctl.st.switches++;
-		ctl.st.timed++;
-		fold(0x40000000u |
-		     (best != NULL ? (uint32_t)best->ctl_id : 0xffu));
-		if (best != NULL)
-			cpus[ctl.cpu].need_resched = 1;
-		ctl.sleeper = NULL;
 	} else {
-		ctl.sleeper = NULL;
+		ctl.st.timed++;
+		kick = pass_token() != NULL;
+		if (kick)
+			cpus[ctl.cpu].need_resched = 1;
 	}
 	spin_unlock_irqrestore(rq_lock(), f);
-	if (ctl.cpu != cpu_id() && smp_send_reschedule != NULL)
+	if (kick && ctl.cpu != cpu_id() && smp_send_reschedule != NULL)
 		smp_send_reschedule(ctl.cpu);
 }
 
@@ -339,13 +348,11 @@ schedctl_may_run(const struct thread *t)
 	return !t->ctl || t == schedctl_token;
 }
 
-/* The holder leaves the CPU asleep or dead: the token goes to the best
- * runnable member, or to none (the first to wake takes it). */
+/* The holder leaves the CPU asleep or dead: the token goes on
+ * (pass_token), unless it sleeps outside the group (then pass_fire). */
 void
 schedctl_blocked(struct thread *prev)
 {
-	struct thread *best;
-
 	if (prev->state == T_DEAD)
 		ctl.member[prev->ctl_id] = NULL;
 	if (prev->state == T_SLEEPING && sleeps_outside(prev) &&
@@ -360,12 +367,7 @@ schedctl_blocked(struct thread *prev)
 	}
 	if (ctl.pass_now)
 		ctl.st.timed++;
-	ctl.sleeper = NULL;
-	ctl.pass_now = false;
-	best = best_runnable();
-	schedctl_token = best;
-	ctl.st.switches++;
-	fold(0x40000000u | (best != NULL ? (uint32_t)best->ctl_id : 0xffu));
+	pass_token();
 }
 
 /* Every member slept: the first to wake takes the token, but which one
