@@ -162,6 +162,27 @@ module_loaded(const char *name)
 	return r;
 }
 
+/* Run a command line (formatted: shell_exec splits its line in place),
+ * its output kept off the console: an undo or a check. */
+static int quiet_exec(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+static int
+quiet_exec(const char *fmt, ...)
+{
+	struct out_capture out;
+	char line[64];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	out_capture_begin(&out);
+	r = shell_exec(line);
+	out_capture_end();
+	return r;
+}
+
 static void
 complain(struct sweep *s, uint32_t n, const struct fault_ctx *c,
          const char *what)
@@ -382,10 +403,7 @@ dev_refs(const char *name)
 static int
 undo_up(struct sweep *s)
 {
-	char line[48];
-
-	snprintf(line, sizeof(line), "ip link set %s down", s->name);
-	return shell_exec(line);
+	return quiet_exec("ip link set %s down", s->name);
 }
 
 static bool
@@ -446,14 +464,13 @@ nsim_was_there(const char *name)
 static int
 undo_nsim_add(struct sweep *s)
 {
-	char names[8][IFNAMSIZ], line[48];
+	char names[8][IFNAMSIZ];
 	int n = devs_of(s->name, names, 8);
 
 	for (int i = 0; i < n; i++) {
 		if (nsim_was_there(names[i]))
 			continue;
-		snprintf(line, sizeof(line), "netsim del %s", names[i]);
-		shell_exec(line);
+		quiet_exec("netsim del %s", names[i]);
 	}
 	return 0;
 }
@@ -475,15 +492,8 @@ nsim_add_undone(struct sweep *s)
 static int
 undo_udpecho(struct sweep *s)
 {
-	struct out_capture out;
-	char line[] = "udpecho stop 7"; /* shell_exec splits it in place */
-	int r;
-
 	(void)s;
-	out_capture_begin(&out);
-	r = shell_exec(line);
-	out_capture_end();
-	return r;
+	return quiet_exec("udpecho stop 7");
 }
 
 static bool
@@ -823,20 +833,6 @@ sweep_context(const struct ctx_sweep *cs, unsigned *bad)
  * nor an absorbed tcpconnect or tcplisten has anything to undo (a pcb
  * left would show in the memory check); tcplisten needs a host peer
  * connecting to listenport= again and again (tcp-bulk send -r). */
-
-static int
-quiet_exec(const char *fmt, const char *arg)
-{
-	struct out_capture out;
-	char line[48];
-	int r;
-
-	snprintf(line, sizeof(line), fmt, arg);
-	out_capture_begin(&out);
-	r = shell_exec(line);
-	out_capture_end();
-	return r;
-}
 
 static int
 undo_dhcp(struct sweep *s)
