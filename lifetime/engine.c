@@ -295,6 +295,7 @@ parse(struct lt_run *run, int argc, char **argv)
 	struct lt_params *p = &run->p;
 	unsigned long v;
 	bool seeded = false;
+	const char *pct_knob = NULL; /* depth=, steps=, settle= given */
 
 	p->workers = online_cpus();
 	p->holdmax_ms = DEFAULT_HOLDMAX_MS;
@@ -377,11 +378,14 @@ parse(struct lt_run *run, int argc, char **argv)
 			p->oplog = v != 0;
 		} else if (strcmp(k, "depth") == 0 && v >= 1 && v <= 8) {
 			p->depth = (unsigned)v;
+			pct_knob = k;
 		} else if (strcmp(k, "steps") == 0 && v >= 1 &&
 		           v <= 100000000) {
 			p->pct_steps = (unsigned)v;
+			pct_knob = k;
 		} else if (strcmp(k, "settle") == 0 && v <= 1000) {
 			p->settle_ms = (unsigned)v;
+			pct_knob = k;
 		} else {
 			return cmd_error("stress", -EINVAL,
 			                 "%s=%s: unknown or out of range "
@@ -407,6 +411,9 @@ parse(struct lt_run *run, int argc, char **argv)
 	}
 	if (p->ops == 0 && p->secs == 0 && p->cycles == 0)
 		p->ops = DEFAULT_OPS;
+	if (pct_knob != NULL && !p->pct)
+		return cmd_error("stress", -EINVAL,
+		                 "%s= is for sched=pct runs only", pct_knob);
 	if (p->pct && p->pct_steps == 0)
 		p->pct_steps = (p->ops + p->cycles) * 4;
 	if (p->pct && (p->secs != 0 || p->workers > SCHEDCTL_MAX))
