@@ -43,7 +43,7 @@ bench-insns: deps all
 		fifo=$(BUILD)/bench/tcg-$$d.fifo; rm -f $$fifo; mkfifo $$fifo; \
 		$(HOSTBIN)/tbprof -s $(BUILD)/bench/kernel.nm -u echo=udp_rcv \
 			-u bounce=netif_bounce $$fifo > $(BUILD)/bench/insns-$$d.txt & \
-		$(HOSTBIN)/bench-boot -u $(BENCH_INSNS_SECS) -n 1 -d $$d -a netautoload=0 \
+		$(HOSTBIN)/bench-boot -u $(BENCH_INSNS_SECS) -n 1 -d $$d -a "netautoload=0 $(BENCH_TRACK)" \
 			-i $(BUILD)/modules/e1000.ko,$(BUILD)/modules/virtio_net.ko \
 			-e -d -e in_asm,exec,nochain -e -D -e $$fifo $(KERNEL) \
 			> $(BUILD)/bench/insns-$$d.boot.txt || exit 1; \

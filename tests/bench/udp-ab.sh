@@ -86,7 +86,7 @@ while [ "$i" -lt "$boots" ]; do
 	[ $((i % 2)) -eq 1 ] && order="this ref"
 	for t in $order; do
 		if [ $t = ref ]; then b=$out/ref/build; else b=build; fi
-		"$b/host/bench-boot" -u 1 -n 6 -d "$dev" -a netautoload=0 \
+		"$b/host/bench-boot" -u 1 -n 6 -d "$dev" -a "netautoload=0 netdev_track=1" \
 			-i "$b/modules/e1000.ko,$b/modules/virtio_net.ko" \
 			"$b/modref.elf" > "$out/boot-$t.txt" 2>&1 ||
 			{ echo "udp-ab: bench-boot failed: $out/boot-$t.txt" >&2; exit 1; }
