@@ -54,8 +54,8 @@ struct mutant {
 	/* outcome */
 	const char *status; /* detected, undetected, no-apply, no-build */
 	char by[FIELD];
-	double secs; /* to detection */
-	bool expected_caught;
+	double secs;          /* to detection */
+	bool expected_caught; /* by a scenario its expect: line names */
 };
 
 static struct mutant mutants[MAX_MUTANTS];
@@ -344,15 +344,16 @@ report(FILE *f)
 	double t[MAX_MUTANTS];
 
 	fprintf(f, "| mutant | family | origin | outcome | by | time to "
-	           "detection | repro |\n|---|---|---|---|---|---|---|\n");
+	           "detection | make repro |\n|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < nmutants; i++) {
 		struct mutant *m = &mutants[i];
 		bool control = strcmp(m->family, "control") == 0;
 
-		fprintf(f, "| %s | %s | %s | %s | %s | ", m->name, m->family,
-		        m->origin, m->status, m->by[0] ? m->by : "-");
+		fprintf(f, "| %s | %s | %s | %s | %s%s | ", m->name, m->family,
+		        m->origin, m->status, m->by[0] ? m->by : "-",
+		        m->expected_caught ? " (its expect:)" : "");
 		if (strcmp(m->status, "detected") == 0)
-			fprintf(f, "%.0f s | not built |\n", m->secs);
+			fprintf(f, "%.0f s | not run |\n", m->secs);
 		else
 			fprintf(f, "- | - |\n");
 		if (control || strncmp(m->status, "no-", 3) == 0)

@@ -13,8 +13,9 @@
  *   2. fewer workers (1, 2, ...)
  *   3. fewer ops: the shortest prefix that still fails (bisection; each
  *      worker's ops depend only on the seed, so a prefix is a prefix)
- *   4. fewer modules, then fewer op kinds (each one left out if the run
- *      still fails without it), then the ops again
+ *   4. fewer modules (each left out if the run still fails without
+ *      it), then the ops again (the ops' targets moved); op kinds are
+ *      not shrunk by their weights: delta debugging removes any op
  *   5. the ops the run started (oplog=1) as an explicit script (stress
  *      script, script=1), and delta debugging (ddmin) over it: any op
  *      may go, not only a tail
@@ -450,16 +451,18 @@ shrink_ops(void)
 	setnum("ops", ok);
 }
 
-/* Drop each element of a comma list (mods=) if the run still fails. */
-static void
+/* Drop each element of a comma list (mods=) if the run still fails;
+ * true if any went. */
+static bool
 shrink_list(const char *k)
 {
 	char list[LINE], trialv[LINE];
 	int n = 0;
 	char *items[64], *save = NULL;
+	bool dropped = false;
 
 	if (get(k) == NULL)
-		return;
+		return false;
 	snprintf(list, sizeof(list), "%s", get(k));
 	for (char *t = strtok_r(list, ",", &save); t != NULL && n < 64;
 	     t = strtok_r(NULL, ",", &save))
@@ -478,48 +481,13 @@ shrink_list(const char *k)
 				items[j] = items[j + 1];
 			n--;
 			i--;
+			dropped = true;
 		}
 	}
+	return dropped;
 }
 
-/* Each op kind of mix= with a weight: left out (weight 0) if the run
- * still fails without it. */
-static void
-shrink_mix(void)
-{
-	char mix[LINE], out[LINE], *items[64], *save = NULL;
-	int n = 0;
-
-	if (get("mix") == NULL || strcmp(get("mix"), "cycles") == 0)
-		return;
-	snprintf(mix, sizeof(mix), "%s", get("mix"));
-	for (char *t = strtok_r(mix, ",", &save); t != NULL && n < 64;
-	     t = strtok_r(NULL, ",", &save))
-		items[n++] = t;
-	for (int i = 0; i < n; i++) {
-		char *colon = strchr(items[i], ':');
-		char keep[64];
-		size_t len = 0;
-
-		if (colon == NULL || strcmp(colon + 1, "0") == 0)
-			continue;
-		snprintf(keep, sizeof(keep), "%s", items[i]);
-		*colon = '\0';
-		for (int j = 0; j < n; j++)
-			len += (size_t)snprintf(out + len, sizeof(out) - len,
-			                        "%s%s%s", len ? "," : "",
-			                        items[j], j == i ? ":0" : "");
-		if (try_set("mix", out, "without an op kind")) {
-			snprintf(items[i] + strlen(items[i]), 3, ":0");
-		} else {
-			*colon = ':';
-		}
-		(void)keep;
-	}
-}
-
-/* The ops the last trial ran (its oplog=1 lines), in the order they
- * ended. */
+/* The ops the last trial started (its oplog=1 lines), in order. */
 static int
 read_oplog(void)
 {
@@ -635,7 +603,7 @@ main(int argc, char **argv)
 {
 	const char *out = NULL, *log;
 	int runs = 10, seeds = 8, i, failed = 0;
-	char cmd[LINE], name[256], path[512], before[LINE], after[LINE];
+	char cmd[LINE], name[256], path[512];
 	FILE *f;
 
 	for (i = 1; i + 1 < argc && argv[i][0] == '-'; i += 2) {
@@ -709,21 +677,14 @@ main(int argc, char **argv)
 	size_line("fewer workers");
 	shrink_ops();
 	size_line("fewer ops");
-	snprintf(before, sizeof(before), "%s|%s",
-	         get("mods") ? get("mods") : "", get("mix") ? get("mix") : "");
-	shrink_list("mods");
-	size_line("fewer modules");
-	shrink_mix();
-	size_line("fewer op kinds");
-	snprintf(after, sizeof(after), "%s|%s", get("mods") ? get("mods") : "",
-	         get("mix") ? get("mix") : "");
-	if (strcmp(before, after) != 0) { /* another run: other ops */
+	if (shrink_list("mods")) { /* the ops' targets moved */
+		size_line("fewer modules");
 		shrink_ops();
 		size_line("fewer ops again");
 	}
-	/* 4b. delta debugging of the ops themselves */
+	/* 5. delta debugging of the ops themselves */
 	shrink_to_script();
-	/* 5. deterministic? */
+	/* 6. deterministic? */
 	for (int r = 0; r < runs; r++)
 		failed += trial("verifying");
 	command(cmd, sizeof(cmd));
