@@ -859,13 +859,14 @@ sweep_net_cmds(unsigned *bad)
 	if (sweep_tcpport != 0)
 		r = sweep_cmd("tcpconnect", "eth0", NULL, NULL, bad,
 		              "tcpconnect 10.0.2.2 %u sweep", sweep_tcpport);
-	/* The last tcpconnect's connection is in TIME_WAIT: the first
-	 * points of tcplisten fail quicker than it ends, and its end would
-	 * look like a point's double free. */
-	mem_take_settled(&still);
-	if (r == 0 && sweep_listenport != 0)
+	if (r == 0 && sweep_listenport != 0) {
+		/* The last tcpconnect's connection is in TIME_WAIT: the
+		 * first points of tcplisten fail quicker than it ends, and
+		 * its end would look like a point's double free. */
+		mem_take_settled(&still);
 		r = sweep_cmd("tcplisten", "eth0", NULL, NULL, bad,
 		              "tcplisten %u", sweep_listenport);
+	}
 	return r;
 }
 
