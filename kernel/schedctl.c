@@ -10,6 +10,7 @@
 #include <kernel/hash.h>
 #include <kernel/mutex.h>
 #include <kernel/panic.h>
+#include <kernel/printk.h>
 #include <kernel/sched.h>
 #include <kernel/smp.h>
 #include <kernel/spinlock.h>
@@ -17,16 +18,20 @@
 #include <kernel/timer.h>
 #include <kernel/x86.h>
 
-#define MAX_DEPTH 8
-
 volatile int schedctl_active;
 struct thread *volatile schedctl_token;
 
 static struct {
 	int n, entered, cpu;
 	unsigned depth, settle_ms;
-	unsigned change[MAX_DEPTH]; /* points where the holder drops */
-	int prio[SCHEDCTL_MAX];     /* initial priorities, by member id */
+	unsigned change[SCHEDCTL_DEPTH]; /* points where the holder drops */
+	/* ... or the places where it does (nat > 0) */
+	struct schedctl_place at[SCHEDCTL_DEPTH - 1];
+	unsigned nat;
+	bool log;
+	uint32_t op[SCHEDCTL_MAX]; /* each member's op ... */
+	uint16_t pt[SCHEDCTL_MAX]; /* ... and its points passed in it */
+	int prio[SCHEDCTL_MAX];    /* initial priorities, by member id */
 	struct thread *member[SCHEDCTL_MAX];
 	/* schedctl_signal_after: the point at which member i is signalled
 	 * (0: none) */
@@ -102,34 +107,41 @@ pass_fire(struct timer *t)
 }
 
 int
-schedctl_begin(uint32_t seed, unsigned depth, unsigned steps, int n, int cpu,
-               unsigned settle_ms)
+schedctl_begin(const struct schedctl_config *c)
 {
-	uint64_t s = seed;
+	uint64_t s = c->seed;
+	unsigned depth = c->nat > 0 ? c->nat + 1 : c->depth;
 
-	if (n < 1 || n > SCHEDCTL_MAX || depth < 1 || depth > MAX_DEPTH ||
-	    cpu < 0 || cpu >= MAX_CPUS || schedctl_active)
+	if (c->n < 1 || c->n > SCHEDCTL_MAX || depth < 1 ||
+	    depth > SCHEDCTL_DEPTH || c->cpu < 0 || c->cpu >= MAX_CPUS ||
+	    schedctl_active)
 		return -EINVAL;
+	for (unsigned i = 0; i < c->nat; i++)
+		if (c->at[i].member >= c->n)
+			return -EINVAL;
 	memset(&ctl, 0, sizeof(ctl));
-	ctl.n = n;
-	ctl.cpu = cpu;
+	ctl.nat = c->nat;
+	memcpy(ctl.at, c->at, c->nat * sizeof(*c->at));
+	ctl.log = c->log;
+	ctl.n = c->n;
+	ctl.cpu = c->cpu;
 	ctl.depth = depth;
-	ctl.settle_ms = settle_ms;
+	ctl.settle_ms = c->settle_ms;
 	/* Initial priorities depth .. depth+n-1, a permutation from the
 	 * seed (Fisher-Yates); the change points get 0 .. depth-2, below
 	 * all of them. */
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < c->n; i++)
 		ctl.prio[i] = (int)depth + i;
-	for (int i = n - 1; i > 0; i--) {
+	for (int i = c->n - 1; i > 0; i--) {
 		int j = (int)(splitmix64(&s) % (uint64_t)(i + 1)),
 		    x = ctl.prio[i];
 
 		ctl.prio[i] = ctl.prio[j];
 		ctl.prio[j] = x;
 	}
-	for (unsigned i = 0; i + 1 < depth; i++)
+	for (unsigned i = 0; i + 1 < depth && c->nat == 0; i++)
 		ctl.change[i] =
-		    1 + (unsigned)(splitmix64(&s) % (steps ? steps : 1));
+		    1 + (unsigned)(splitmix64(&s) % (c->steps ? c->steps : 1));
 	ctl.st.hash = FNV1A32_INIT;
 	timer_init(&ctl.pass_timer, pass_fire, NULL);
 	schedctl_token = NULL;
@@ -223,11 +235,33 @@ settle(void)
 		ctl.st.settles++;
 }
 
+static bool
+same_place(const struct schedctl_place *a, const struct schedctl_place *b)
+{
+	return a->member == b->member && a->op == b->op && a->point == b->point;
+}
+
+void
+schedctl_op(uint32_t idx)
+{
+	struct thread *me = current;
+	uint32_t f;
+
+	if (!me->ctl)
+		return;
+	f = spin_lock_irqsave(rq_lock());
+	ctl.op[me->ctl_id] = idx;
+	ctl.pt[me->ctl_id] = 0;
+	spin_unlock_irqrestore(rq_lock(), f);
+}
+
 void
 schedctl_point(void)
 {
 	struct thread *me = current, *best, *sig[SCHEDCTL_MAX],
 	              *wake[SCHEDCTL_MAX];
+	struct schedctl_place here;
+	bool changed = false;
 	int nsig = 0, nwake = 0;
 	uint32_t f;
 
@@ -257,10 +291,19 @@ schedctl_point(void)
 			wake[nwake++] = ctl.member[i];
 		}
 	}
+	here = (struct schedctl_place){.op = ctl.op[me->ctl_id],
+	                               .point = ctl.pt[me->ctl_id],
+	                               .member = (uint16_t)me->ctl_id};
+	if (ctl.pt[me->ctl_id] < UINT16_MAX) /* a place past it: none */
+		ctl.pt[me->ctl_id]++;
 	for (unsigned k = 0; k + 1 < ctl.depth; k++)
-		if (ctl.change[k] == ctl.st.points) {
+		if (ctl.nat > 0 ? same_place(&ctl.at[k], &here)
+		                : ctl.change[k] == ctl.st.points) {
 			me->ctl_prio = (int)(ctl.depth - 2 - k);
+			if (ctl.st.changes < SCHEDCTL_DEPTH - 1)
+				ctl.st.changed[ctl.st.changes] = here;
 			ctl.st.changes++;
+			changed = true;
 		}
 	best = best_runnable();
 	if (best != me) {
@@ -272,6 +315,13 @@ schedctl_point(void)
 	spin_unlock_irqrestore(rq_lock(), f);
 	/* A member signalled here cannot exit before we are done: it
 	 * needs the token, which we hold till the schedule() below. */
+	if (changed && ctl.log) { /* on the console, not in an op's output */
+		struct out_capture *c = out_capture_suspend();
+
+		kprintf("schedctl: change point at %u.%u.%u\n", here.member,
+		        (unsigned)here.op, here.point);
+		out_capture_resume(c);
+	}
 	for (int i = 0; i < nsig; i++)
 		thread_signal(sig[i]);
 	for (int i = 0; i < nwake; i++)

@@ -27,9 +27,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SCHEDCTL_MAX 16 /* members */
+#define SCHEDCTL_MAX   16 /* members */
+#define SCHEDCTL_DEPTH 8  /* PCT's d at most: d-1 change points */
 
 struct thread;
+
+/* Where a member is: its op (the n-th it started, schedctl_op) and the
+ * point within it (0: the point before the op).  A change point given
+ * as a place (schedctl_begin's at) stays with its op when other ops
+ * are added or removed, which a global point number does not: what
+ * lets make repro delete ops and keep the switch the bug needs. */
+struct schedctl_place {
+	uint32_t op;
+	uint16_t point;
+	uint16_t member; /* no padding: run parameters are compared whole */
+};
 
 struct schedctl_stats {
 	unsigned points;   /* scheduling points passed */
@@ -45,18 +57,37 @@ struct schedctl_stats {
 	 * decides again before it runs on: not timed) */
 	unsigned wakes;
 	uint32_t hash; /* of the schedule and the notes */
+	/* where the change points fell (the first SCHEDCTL_DEPTH - 1):
+	 * given back as at, they make the same schedule of the same ops */
+	struct schedctl_place changed[SCHEDCTL_DEPTH - 1];
 };
 
 extern volatile int schedctl_active;
 extern struct thread *volatile schedctl_token;
 
-/* A controlled run of n members on cpu; steps: how many points the run
- * is expected to pass (change points are drawn below it). */
-int schedctl_begin(uint32_t seed, unsigned depth, unsigned steps, int n,
-                   int cpu, unsigned settle_ms);
+struct schedctl_config {
+	uint32_t seed;
+	unsigned depth; /* PCT's d: d-1 change points */
+	unsigned steps; /* the points the run is expected to pass: the
+	                 * change points are drawn below it */
+	int n, cpu;     /* members, and the CPU they share */
+	unsigned settle_ms;
+	/* nat > 0: the change points are these places instead (depth is
+	 * then nat + 1; the seed still gives the priorities) */
+	const struct schedctl_place *at;
+	unsigned nat;
+	bool log; /* a console line at each change point, as it happens
+	           * (a run that crashes prints no report at its end) */
+};
+
+/* A controlled run. */
+int schedctl_begin(const struct schedctl_config *c);
 /* The calling thread (on cpu) joins as member id (0..n-1) and returns
  * once it holds the token; the first token goes when all n joined. */
 void schedctl_enter(int id);
+/* The calling member starts its op number idx: the next point is point
+ * 0 of it.  Nothing for a thread that is not a member. */
+void schedctl_op(uint32_t idx);
 /* A scheduling point (a sleepable context, no spinlock held). */
 void schedctl_point(void);
 /* Fold an event (an op's outcome) into the hash: its order is the

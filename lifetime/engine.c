@@ -181,6 +181,7 @@ worker_main(void *arg)
 	if (run->p.pct)
 		schedctl_enter(w->id);
 	for (uint32_t i = 0; !run->stop; i++) {
+		schedctl_op(i);
 		schedctl_point(); /* between ops: nothing unless pct */
 		if (run->p.ops != 0 && run->p.cycles == 0 && i >= budget)
 			break;
@@ -289,13 +290,51 @@ online_cpus(void)
 	return n;
 }
 
+/* at=M.OP.PT,M.OP.PT..: a change point's member, op and point */
+static int
+parse_places(struct lt_params *p, char *val)
+{
+	p->nat = 0;
+	for (char *s = val, *next; s != NULL; s = next) {
+		unsigned long f[3];
+		char *end = s;
+
+		next = strchr(s, ',');
+		if (next != NULL)
+			*next++ = '\0';
+		if (p->nat == SCHEDCTL_DEPTH - 1)
+			return -EINVAL;
+		for (int i = 0; i < 3; i++) {
+			char *dot = strchr(end, '.');
+
+			if ((dot == NULL) != (i == 2))
+				return -EINVAL;
+			if (dot != NULL)
+				*dot = '\0';
+			if (parse_ulong(end, &f[i]) != 0)
+				return -EINVAL;
+			end = dot != NULL ? dot + 1 : NULL;
+		}
+		if (f[0] >= SCHEDCTL_MAX || f[1] > 0xffffffffu ||
+		    f[2] >= 0xffff)
+			return -EINVAL;
+		p->at[p->nat++] =
+		    (struct schedctl_place){.op = (uint32_t)f[1],
+		                            .point = (uint16_t)f[2],
+		                            .member = (uint16_t)f[0]};
+	}
+	return 0;
+}
+
 static int
 parse(struct lt_run *run, int argc, char **argv)
 {
 	struct lt_params *p = &run->p;
 	unsigned long v;
 	bool seeded = false;
-	const char *pct_knob = NULL; /* depth=, steps=, settle= given */
+	/* depth=, steps=, settle=, at= given */
+	const char *pct_knob = NULL;
+	bool depth_given = false;
 
 	p->workers = online_cpus();
 	p->holdmax_ms = DEFAULT_HOLDMAX_MS;
@@ -332,6 +371,16 @@ parse(struct lt_run *run, int argc, char **argv)
 				return cmd_error("stress", -ENOENT,
 				                 "mods: not a list of boot "
 				                 "modules");
+			continue;
+		}
+		if (strcmp(k, "at") == 0) {
+			if (parse_places(p, val) != 0)
+				return cmd_error(
+				    "stress", -EINVAL,
+				    "at: expected MEMBER.OP.POINT,.. (at most "
+				    "%d)",
+				    SCHEDCTL_DEPTH - 1);
+			pct_knob = k;
 			continue;
 		}
 		if (strcmp(k, "sched") == 0) {
@@ -379,6 +428,7 @@ parse(struct lt_run *run, int argc, char **argv)
 		} else if (strcmp(k, "depth") == 0 && v >= 1 && v <= 8) {
 			p->depth = (unsigned)v;
 			pct_knob = k;
+			depth_given = true;
 		} else if (strcmp(k, "steps") == 0 && v >= 1 &&
 		           v <= 100000000) {
 			p->pct_steps = (unsigned)v;
@@ -416,6 +466,17 @@ parse(struct lt_run *run, int argc, char **argv)
 		                 "%s= is for sched=pct runs only", pct_knob);
 	if (p->pct && p->pct_steps == 0)
 		p->pct_steps = (p->ops + p->cycles) * 4;
+	if (p->nat > 0 && depth_given)
+		return cmd_error("stress", -EINVAL,
+		                 "at= and depth= both given (at= sets the "
+		                 "change points)");
+	for (unsigned i = 0; i < p->nat; i++)
+		if (p->at[i].member >= p->workers)
+			return cmd_error("stress", -EINVAL,
+			                 "at: member %u, but %d worker(s)",
+			                 p->at[i].member, p->workers);
+	if (p->nat > 0)
+		p->depth = p->nat + 1;
 	if (p->pct && (p->secs != 0 || p->workers > SCHEDCTL_MAX))
 		return cmd_error("stress", -EINVAL,
 		                 "sched=pct: the run must end by ops= or "
@@ -445,6 +506,15 @@ mix_is_cycles(const struct lt_params *p)
 	if (set_mix(&q, name) != 0)
 		return false;
 	return memcmp(q.weight, p->weight, sizeof(q.weight)) == 0;
+}
+
+/* M.OP.PT,..: the form at= takes */
+static void
+print_places(const struct schedctl_place *at, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		kprintf("%s%u.%u.%u", i ? "," : "", at[i].member,
+		        (unsigned)at[i].op, at[i].point);
 }
 
 /* The line that runs the same operations again (short enough to type
@@ -494,10 +564,15 @@ print_params(const struct lt_run *run, const char *prefix)
 		kprintf(" faults=%u", p->faults);
 	if (p->script)
 		kprintf(" script=1");
-	if (p->pct)
+	if (p->pct && p->nat == 0)
 		kprintf(" sched=pct:%u depth=%u steps=%u settle=%u",
 		        (unsigned)p->sched_seed, p->depth, p->pct_steps,
 		        p->settle_ms);
+	if (p->pct && p->nat > 0) {
+		kprintf(" sched=pct:%u settle=%u at=", (unsigned)p->sched_seed,
+		        p->settle_ms);
+		print_places(p->at, p->nat);
+	}
 	kprintf("\n");
 }
 
@@ -737,6 +812,15 @@ schedule_report(struct lt_run *run, int started)
 	        (unsigned)run->p.sched_seed, run->p.depth, run->p.settle_ms,
 	        st.points, st.switches, st.changes, st.settles, st.timed,
 	        st.timed_settle, st.wakes, (unsigned)st.hash, verdict);
+	/* where the change points fell: with at= they stay with their ops
+	 * when other ops go (make repro) */
+	if (st.changes > 0) {
+		kprintf("stress: lifetime: schedule: change points at ");
+		print_places(st.changed, st.changes < SCHEDCTL_DEPTH - 1
+		                             ? st.changes
+		                             : SCHEDCTL_DEPTH - 1);
+		kprintf("\n");
+	}
 	seen[nseen % 8].p = p;
 	memcpy(seen[nseen % 8].mods, run->mods, sizeof(run->mods));
 	seen[nseen % 8].hash = st.hash;
@@ -809,9 +893,16 @@ run_and_free(struct lt_run *run, struct lt_snapshot *snap)
 	run->start_ms = now_ms();
 	run->legacy_caught0 = legacy_caught;
 	run->deadline_ms = run->start_ms + run->p.secs * 1000ull;
-	r = run->p.pct ? schedctl_begin(run->p.sched_seed, run->p.depth,
-	                                run->p.pct_steps, run->p.workers, 0,
-	                                run->p.settle_ms)
+	r = run->p.pct ? schedctl_begin(&(struct schedctl_config){
+	                     .seed = run->p.sched_seed,
+	                     .depth = run->p.depth,
+	                     .steps = run->p.pct_steps,
+	                     .n = run->p.workers,
+	                     .cpu = 0,
+	                     .settle_ms = run->p.settle_ms,
+	                     .at = run->p.at,
+	                     .nat = run->p.nat,
+	                     .log = run->p.oplog})
 	               : 0;
 	if (r == 0)
 		r = start_workers(run);
@@ -921,7 +1012,8 @@ COMMAND(stress,
         "stress lifetime [seed=N] [ops=N|cycles=N] [secs=N] [workers=N] "
         "[holdmax=MS] [watchdog=MS] [tcpport=P] [udpport=P] [faults=PERMILLE] "
         "[mods=A,B..|all] [mix=[only,]OP:W,..|cycles] [progress=0|1] [bg=1] "
-        "[sched=pct:S] [script=1] [oplog=1] | stress script [clear|W "
+        "[sched=pct:S [depth=D] [steps=K] [settle=MS] [at=M.OP.PT,..]] "
+        "[script=1] [oplog=1] | stress script [clear|W "
         "OP:ARG..] | stress wait | stress stop | stress faultsweep [MODULE..] "
         "| stress check",
         "concurrent module/device/socket lifetime stress; every failure "

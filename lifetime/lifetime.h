@@ -19,6 +19,7 @@
 #ifndef LIFETIME_LIFETIME_H
 #define LIFETIME_LIFETIME_H
 
+#include <kernel/schedctl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <kernel/cpu.h>
@@ -104,6 +105,11 @@ struct lt_params {
 	 * when a replay shortens the run, so the schedule's prefix stays
 	 * (0: 4 per op) */
 	unsigned pct_steps;
+	/* at=M.OP.PT,..: the change points as places (schedctl.h), not
+	 * drawn from the seed: what make repro turns a failing schedule
+	 * into before it deletes ops */
+	struct schedctl_place at[SCHEDCTL_DEPTH - 1];
+	unsigned nat;
 };
 
 struct lt_run {

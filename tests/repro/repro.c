@@ -17,9 +17,15 @@
  *      it), then the ops again (the ops' targets moved); op kinds are
  *      not shrunk by their weights: delta debugging removes any op
  *   5. the ops the run started (oplog=1) as an explicit script (stress
- *      script, script=1), and delta debugging (ddmin) over it: any op
- *      may go, not only a tail
+ *      script, script=1), and its schedule's change points as places
+ *      (at=: a worker, an op, a point in it), so they stay with their
+ *      ops; then delta debugging (ddmin) over the ops: any op may go,
+ *      not only a tail; then each change point left out if it may be
  *   6. the result run R times (default 10): it must fail every time
+ *
+ * A trial shows the bug when its log has a failure line (a report, a
+ * panic, a broken invariant, the stress's FAIL or end-state lines); one
+ * that fails without (a refused command) counts as passing.
  *
  * Progress and the size at each step go to stderr; the result is a
  * scenario (default tests/scenarios/repro-NAME.scn) that fails today
@@ -65,11 +71,23 @@ static double t0;
 #define MAXOPS 512
 struct op {
 	int w;
+	unsigned idx; /* its number in the worker's ops of the oplog run */
 	char name[24];
 	unsigned arg;
 };
 static struct op script[MAXOPS];
 static int nscript;
+/* The schedule's change points as places (at=, kernel/schedctl.h): a
+ * worker, an op (its oplog number) and a point within it.  A trial
+ * renumbers them for the ops it keeps; a place whose op went moves to
+ * the start of the worker's next op. */
+#define MAXPLACES 7
+struct place {
+	int w;
+	unsigned idx, pt;
+};
+static struct place places[MAXPLACES];
+static int nplaces;
 static bool use_script;      /* trials run script[] */
 static int max_trials = 400; /* delta debugging stops there */
 
@@ -128,6 +146,16 @@ set(const char *k, const char *v)
 	}
 }
 
+static void
+unset(const char *k)
+{
+	for (int i = 0; i < nkv; i++)
+		if (strcmp(kv[i].k, k) == 0) {
+			kv[i] = kv[--nkv];
+			return;
+		}
+}
+
 static long
 getnum(const char *k, long dflt)
 {
@@ -177,6 +205,18 @@ parse_command(const char *line)
 	return nkv > 0 ? 0 : -1;
 }
 
+/* A line of a stress run's log that says it failed: a report, a
+ * panic, a broken invariant, the stress's own verdict. */
+static bool
+is_failure_line(const char *line)
+{
+	return strstr(line, "stress: FAIL") != NULL ||
+	       strstr(line, "stress: end state:") != NULL ||
+	       strstr(line, "use-after-unload") != NULL ||
+	       strstr(line, "KERNEL PANIC") != NULL ||
+	       strstr(line, "invariant:") != NULL;
+}
+
 /* The log: its scenario and profile, the run's parameters, the first
  * failure line. */
 static int
@@ -209,12 +249,7 @@ read_log(const char *path)
 			have_cmd = parse_command(p + 23) == 0;
 			continue;
 		}
-		if (failure[0] == '\0' && have_cmd &&
-		    (strstr(line, "stress: FAIL") != NULL ||
-		     strstr(line, "use-after-unload") != NULL ||
-		     strstr(line, "KERNEL PANIC") != NULL ||
-		     strstr(line, "invariant:") != NULL ||
-		     strstr(line, "### harness: FAIL") != NULL))
+		if (failure[0] == '\0' && have_cmd && is_failure_line(line))
 			snprintf(failure, sizeof(failure), "%s", line);
 	}
 	fclose(f);
@@ -320,8 +355,10 @@ write_scn(FILE *f, const char *cmd)
 		fprintf(f, "%s\n", cmdline);
 	if (modules[0])
 		fprintf(f, "%s\n", modules);
+	/* a refused command fails at once, not at the expect's timeout */
 	fprintf(f, "limit 600\nreject KERNEL PANIC\nreject use-after-unload\n"
-	           "reject stress: FAIL\nreject invariant:\n");
+	           "reject stress: FAIL\nreject invariant:\n"
+	           "reject ^stress: E(INVAL|NOENT|NOSPC): \n");
 	for (int i = 0; i < nsetup; i++)
 		if (strncmp(setup[i], "reject ", 7) != 0 ||
 		    (strstr(setup[i], "PANIC") == NULL &&
@@ -362,6 +399,39 @@ find_profiles(void)
 		         "--profiles %s/../profiles", dir);
 }
 
+/* The first failure line of the last trial's log, "" if none. */
+static void
+last_failure(char *out, size_t size)
+{
+	char path[512], line[LINE];
+	FILE *f;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/logs/trial-%s.log", workdir, profile);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (is_failure_line(line)) {
+			chomp(line);
+			snprintf(out, size, "%s", line);
+			break;
+		}
+	fclose(f);
+}
+
+/* Is there a line in the last trial's log that says the run failed
+ * (what read_log looks for)?  A trial that fails without one (its
+ * command refused, the boot broken) did not show the bug. */
+static bool
+failed_as_bug(void)
+{
+	char line[LINE];
+
+	last_failure(line, sizeof(line));
+	return line[0] != '\0';
+}
+
 /* One boot; true if the run failed (the bug showed). */
 static bool
 trial(const char *why)
@@ -392,6 +462,13 @@ trial(const char *why)
 	         jobs, profiles_opt, workdir, path, workdir);
 	r = system(sh);
 	r = r == -1 ? -1 : WIFEXITED(r) ? WEXITSTATUS(r) : 128;
+	if (r != 0 && !failed_as_bug()) {
+		say("trial %d (%s): %s: failed, but with no failure line "
+		    "(a refused command? see %s/trial.out): counted as "
+		    "passing",
+		    trials, why, cmd + 16, workdir);
+		return false;
+	}
 	say("trial %d (%s): %s: %s", trials, why, cmd + 16,
 	    r == 0 ? "passes" : "FAILS");
 	return r != 0;
@@ -423,11 +500,7 @@ try_set(const char *k, const char *v, const char *why)
 	if (had)
 		set(k, old);
 	else
-		for (int i = 0; i < nkv; i++)
-			if (strcmp(kv[i].k, k) == 0) {
-				kv[i] = kv[--nkv];
-				break;
-			}
+		unset(k);
 	return false;
 }
 
@@ -487,6 +560,49 @@ shrink_list(const char *k)
 	return dropped;
 }
 
+/* at= for the ops cand[0..n-1] keeps and the places pl[0..np-1]: each
+ * renumbered within its worker's kept ops; none if no place is left. */
+static void
+set_places(const struct op *cand, int n, const struct place *pl, int np)
+{
+	char v[LINE];
+	size_t len = 0;
+	int workers = 0;
+
+	for (int i = 0; i < n; i++)
+		if (cand[i].w + 1 > workers)
+			workers = cand[i].w + 1;
+	for (int k = 0; k < np; k++) {
+		unsigned pos = 0, pt = pl[k].pt;
+		bool found = false;
+
+		if (pl[k].w >= workers) /* the worker has no ops left */
+			continue;
+		for (int i = 0; i < n && !found; i++) {
+			if (cand[i].w != pl[k].w)
+				continue;
+			if (cand[i].idx >= pl[k].idx) {
+				found = true;
+				if (cand[i].idx > pl[k].idx)
+					pt = 0; /* its op went: the next's */
+			} else {
+				pos++;
+			}
+		}
+		if (!found)
+			pt = 0; /* the point after the worker's last op */
+		len += (size_t)snprintf(v + len, sizeof(v) - len, "%s%d.%u.%u",
+		                        len ? "," : "", pl[k].w, pos, pt);
+	}
+	if (len == 0) { /* none: PCT of depth 1, priorities alone */
+		unset("at");
+		set("depth", "1");
+	} else {
+		unset("depth");
+		set("at", v);
+	}
+}
+
 /* The ops the last trial started (its oplog=1 lines), in order. */
 static int
 read_oplog(void)
@@ -499,35 +615,73 @@ read_oplog(void)
 	if (f == NULL)
 		return -1;
 	nscript = 0;
+	nplaces = 0;
 	while (fgets(line, sizeof(line), f) != NULL && nscript < MAXOPS) {
 		struct op *o = &script[nscript];
 		unsigned idx;
 
+		const char *at = strstr(line, "schedctl: change point at ");
+
 		if (sscanf(line, "stress: op w%d #%u %23[^:]:0x%x", &o->w, &idx,
 		           o->name, &o->arg) == 4 &&
-		    o->w >= 0 && o->w < 16)
+		    o->w >= 0 && o->w < 16) {
+			o->idx = idx;
 			nscript++;
+		}
+		if (at != NULL && nplaces < MAXPLACES &&
+		    sscanf(at + 26, "%d.%u.%u", &places[nplaces].w,
+		           &places[nplaces].idx, &places[nplaces].pt) == 3 &&
+		    places[nplaces].w >= 0 && places[nplaces].w < 16)
+			nplaces++;
 	}
 	fclose(f);
 	return nscript;
 }
 
+/* A trial of the ops cand[] under the places pl[]; kept if it fails. */
 static bool
-script_trial(struct op *cand, int n, const char *why)
+script_trial(const struct op *cand, int n, const struct place *pl, int np,
+             const char *why)
 {
 	struct op saved[MAXOPS];
-	int nsaved = nscript;
+	struct place savedpl[MAXPLACES];
+	int nsaved = nscript, npsaved = nplaces;
 	bool failed;
 
 	memcpy(saved, script, sizeof(saved));
-	memcpy(script, cand, (size_t)n * sizeof(*cand));
+	memcpy(savedpl, places, sizeof(savedpl));
+	memmove(script, cand, (size_t)n * sizeof(*cand));
 	nscript = n;
+	memmove(places, pl, (size_t)np * sizeof(*pl));
+	nplaces = np;
+	set_places(script, nscript, places, nplaces);
 	failed = trial(why);
 	if (!failed) {
 		memcpy(script, saved, sizeof(saved));
 		nscript = nsaved;
+		memcpy(places, savedpl, sizeof(savedpl));
+		nplaces = npsaved;
+		set_places(script, nscript, places, nplaces);
 	}
 	return failed;
+}
+
+/* Then the schedule: each change point left out if the run still
+ * fails without it. */
+static void
+shrink_places(void)
+{
+	for (int k = 0; k < nplaces && trials < max_trials; k++) {
+		struct place cand[MAXPLACES];
+		int n = 0;
+
+		for (int j = 0; j < nplaces; j++)
+			if (j != k)
+				cand[n++] = places[j];
+		if (script_trial(script, nscript, cand, n,
+		                 "without a change point"))
+			k--;
+	}
 }
 
 /* ddmin (Zeller and Hildebrandt 2002) over script[]: remove chunks
@@ -551,7 +705,8 @@ ddmin(void)
 			for (int i = 0; i < nscript; i++)
 				if (i < start || i >= start + chunk)
 					cand[n++] = script[i];
-			if (n > 0 && script_trial(cand, n, "without a chunk")) {
+			if (n > 0 && script_trial(cand, n, places, nplaces,
+			                          "without a chunk")) {
 				reduced = true;
 				gran = gran > 2 ? gran - 1 : 2;
 			}
@@ -568,7 +723,7 @@ ddmin(void)
 static void
 shrink_to_script(void)
 {
-	char ops[32];
+	char ops[32], steps[32], depth[32], mix[LINE];
 
 	set("oplog", "1");
 	if (!trial("the ops it runs")) {
@@ -581,21 +736,44 @@ shrink_to_script(void)
 		set("oplog", "0");
 		return;
 	}
-	say("%d op(s) ran before the failure; now as a script", nscript);
+	say("%d op(s) ran before the failure, %d change point(s); now as a "
+	    "script",
+	    nscript, nplaces);
 	snprintf(ops, sizeof(ops), "%ld", getnum("ops", 0));
+	snprintf(steps, sizeof(steps), "%s", get("steps") ? get("steps") : "");
+	snprintf(depth, sizeof(depth), "%s", get("depth") ? get("depth") : "");
 	use_script = true;
 	set("script", "1");
-	set("ops", "0"); /* script=1 counts its own */
+	/* script=1 counts its own ops and draws none: ops= and mix= say
+	 * nothing any more */
+	snprintf(mix, sizeof(mix), "%s", get("mix") ? get("mix") : "");
+	unset("ops");
+	unset("mix");
+	/* the change points stay with their ops from here (at=): PCT's
+	 * steps= and depth= are what they replace */
+	unset("steps");
+	set_places(script, nscript, places, nplaces);
 	if (!trial("as a script")) {
 		say("the script does not fail: kept the prefix");
 		use_script = false;
 		set("script", "0");
 		set("ops", ops);
+		if (mix[0] != '\0')
+			set("mix", mix);
 		set("oplog", "0");
+		unset("at");
+		unset("depth");
+		if (steps[0] != '\0')
+			set("steps", steps);
+		if (depth[0] != '\0')
+			set("depth", depth);
 		return;
 	}
 	ddmin(); /* worker numbers stay: PCT's priorities are theirs */
 	say("after ddmin: %d op(s)", nscript);
+	shrink_places();
+	say("after the schedule: %d op(s), %d change point(s)%s%s", nscript,
+	    nplaces, get("at") ? " at=" : "", get("at") ? get("at") : "");
 }
 
 int
@@ -603,7 +781,7 @@ main(int argc, char **argv)
 {
 	const char *out = NULL, *log;
 	int runs = 10, seeds = 8, i, failed = 0;
-	char cmd[LINE], name[256], path[512];
+	char cmd[LINE], name[256], path[512], now[LINE];
 	FILE *f;
 
 	for (i = 1; i + 1 < argc && argv[i][0] == '-'; i += 2) {
@@ -700,22 +878,26 @@ main(int argc, char **argv)
 		perror(out);
 		return 2;
 	}
+	last_failure(now, sizeof(now));
 	fprintf(f,
 	        "# A reproducer made by make repro (docs/repro.md) from\n"
 	        "# %s, which failed with:\n#   %s\n"
 	        "# Reduced in %d trials to %ld ops under a controlled "
-	        "schedule; %d of %d\n# runs failed when it was made.  It "
-	        "passes once the bug is fixed.\n",
+	        "schedule; %d of %d\n# runs failed when it was made, the "
+	        "last with:\n#   %s\n# It passes once the bug is fixed.\n",
 	        log, failure[0] ? failure : "(no failure line)", trials,
-	        use_script ? (long)nscript : getnum("ops", 0), failed, runs);
+	        use_script ? (long)nscript : getnum("ops", 0), failed, runs,
+	        now[0] ? now : "(no failure line)");
 	write_scn(f, cmd);
 	fclose(f);
 	say("wrote %s", out);
-	/* the script: the last trial's op log */
+	/* the script, its schedule and its signature: the last trial's op
+	 * log, change points, failure and holders' signatures */
 	snprintf(path, sizeof(path),
-	         "grep -a -h '^stress: op w\\|use-after-unload\\|^stress: "
-	         "FAIL' %s/logs/*.log | head -60 >&2",
-	         workdir);
+	         "grep -a -h '^stress: op w\\|^schedctl: change\\|"
+	         "use-after-unload\\|^stress: FAIL\\|signature [0-9a-f]' "
+	         "%s/logs/trial-%s.log | head -60 >&2",
+	         workdir, profile);
 	if (system(path) != 0)
 		say("(no op log in the last trial's log)");
 	return failed == runs ? 0 : 1;
