@@ -17,6 +17,14 @@
  *                (default tests/mutants/campaign.list; # comments)
  *     -o REPORT  a markdown table (default build/mutants/report.md)
  *     -j N       jobs for make and the harness (default 2)
+ *     -p PROBES  the repro probes (default tests/mutants/probes.list):
+ *                for each detected mutant, lifetime stress scenarios
+ *                under controlled schedules run in order until one
+ *                fails; make repro (build/host/repro -r RUNS) then
+ *                shrinks that run, and the table says to how many ops
+ *                and whether it fails every time
+ *     -r RUNS    make repro's verifying runs (default 10)
+ *     --no-repro the detection alone
  *     --ktap     a KTAP point per mutant, ok when its outcome is the one
  *                its header's `smoke:` line says (detected|undetected),
  *                for the campaign's own test in make test
@@ -56,12 +64,22 @@ struct mutant {
 	char by[FIELD];
 	double secs;          /* to detection */
 	bool expected_caught; /* by a scenario its expect: line names */
+	/* make repro on the first failing probe's log */
+	char repro[FIELD]; /* what came of it, for the table */
+	long repro_ops;    /* the script's ops, -1: none */
+	bool reduced;      /* to at most REDUCED_OPS, failing every run */
+	double repro_secs; /* probes and make repro */
 };
 
 static struct mutant mutants[MAX_MUTANTS];
 static int nmutants;
 static char tests[MAX_TESTS][FIELD];
 static int ntests;
+/* the repro probes (-p): lifetime stress runs under controlled
+ * schedules, whose first failure make repro shrinks */
+static char probes[MAX_TESTS][FIELD];
+static int nprobes;
+#define REDUCED_OPS 10 /* the issue's bar for a reduced reproducer */
 
 static double
 now_s(void)
@@ -227,7 +245,7 @@ load_mutant(const char *file)
 }
 
 static int
-load_list(const char *file)
+load_list(const char *file, char (*list)[FIELD], int *n)
 {
 	char line[FIELD + 2];
 	FILE *f = fopen(file, "r");
@@ -241,17 +259,17 @@ load_list(const char *file)
 		chomp(line);
 		if (line[0] == '\0' || line[0] == '#')
 			continue;
-		if (ntests == MAX_TESTS || !tree_path(line) ||
+		if (*n == MAX_TESTS || !tree_path(line) ||
 		    stat(line, &st) != 0) {
 			fprintf(stderr, "mutants: %s: '%s': no such scenario\n",
 			        file, line);
 			fclose(f);
 			return -1;
 		}
-		strcpy(tests[ntests++], line);
+		strcpy(list[(*n)++], line);
 	}
 	fclose(f);
-	if (ntests == 0) {
+	if (*n == 0) {
 		fprintf(stderr, "mutants: %s: no scenarios\n", file);
 		return -1;
 	}
@@ -325,6 +343,81 @@ try_mutant(struct mutant *m, const char *work, const char *logs, int jobs)
 	}
 }
 
+/* The probes, in order, on the mutant's build; the first that fails
+ * gives make repro its log.  The result is what repro's last line says
+ * ("repro: ... result: N op(s) (a script), K of R runs fail, T
+ * trials"). */
+static void
+try_repro(struct mutant *m, const char *work, const char *logs, int jobs,
+          int runs)
+{
+	char failed[FIELD * 2] = "", line[4096], path[4096 + FIELD * 2];
+	double t0 = now_s();
+	FILE *f;
+
+	m->repro_ops = -1;
+	snprintf(m->repro, sizeof(m->repro), "no probe fails");
+	for (int i = 0; i < nprobes && failed[0] == '\0'; i++) {
+		fprintf(stderr, "mutants: %s: probe %s\n", m->name, probes[i]);
+		snprintf(path, sizeof(path), "%s/%s.probe.out", logs, m->name);
+		if (run("cd %s && build/host/modref-harness test -j %d --logs "
+		        "%s/%s/probes %s > %s 2>&1",
+		        work, jobs, logs, m->name, probes[i], path) == 0)
+			continue;
+		/* "# FAILED NAME[PROFILE] (log: PATH)": its log */
+		f = fopen(path, "r");
+		while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+			char *l = strstr(line, "(log: ");
+
+			if (strncmp(line, "# FAILED ", 9) == 0 && l != NULL &&
+			    sscanf(l + 6, "%511[^)]", failed) == 1)
+				break;
+		}
+		if (f != NULL)
+			fclose(f);
+		if (failed[0] == '\0')
+			snprintf(m->repro, sizeof(m->repro),
+			         "%s failed with no log", probes[i]);
+	}
+	if (failed[0] == '\0') {
+		m->repro_secs = now_s() - t0;
+		return;
+	}
+	fprintf(stderr, "mutants: %s: make repro on %s\n", m->name, failed);
+	run("cd %s && build/host/repro -r %d -o %s/%s.repro.scn %s 2> "
+	    "%s/%s.repro.err",
+	    work, runs, logs, m->name, failed, logs, m->name);
+	m->repro_secs = now_s() - t0;
+	snprintf(m->repro, sizeof(m->repro), "repro broke (see %s.repro.err)",
+	         m->name);
+	snprintf(path, sizeof(path), "%s/%s.repro.err", logs, m->name);
+	f = fopen(path, "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		char *r = strstr(line, "] result: ");
+		long ops;
+		int k, n, t;
+
+		if (r == NULL)
+			continue;
+		chomp(line);
+		if (sscanf(r + 10, "%ld op(s)", &ops) == 1 &&
+		    (r = strstr(r, "), ")) != NULL &&
+		    sscanf(r + 3, "%d of %d runs fail, %d trials", &k, &n,
+		           &t) == 3) {
+			m->repro_ops = ops;
+			m->reduced = ops <= REDUCED_OPS && k == n;
+			snprintf(m->repro, sizeof(m->repro),
+			         "%ld op(s), %d of %d runs fail, %d trials",
+			         ops, k, n, t);
+		} else {
+			snprintf(m->repro, sizeof(m->repro), "%s",
+			         strstr(line, "] result: ") + 10);
+		}
+	}
+	if (f != NULL)
+		fclose(f);
+}
+
 static double
 median(double *v, int n)
 {
@@ -340,8 +433,9 @@ median(double *v, int n)
 static void
 report(FILE *f)
 {
-	int valid = 0, detected = 0, hist = 0, hist_det = 0, nd = 0;
-	double t[MAX_MUTANTS];
+	int valid = 0, detected = 0, hist = 0, hist_det = 0, nd = 0, tried = 0,
+	    reduced = 0;
+	double t[MAX_MUTANTS], tr[MAX_MUTANTS];
 
 	fprintf(f, "| mutant | family | origin | outcome | by | time to "
 	           "detection | make repro |\n|---|---|---|---|---|---|---|\n");
@@ -353,7 +447,9 @@ report(FILE *f)
 		        m->origin, m->status, m->by[0] ? m->by : "-",
 		        m->expected_caught ? " (its expect:)" : "");
 		if (strcmp(m->status, "detected") == 0)
-			fprintf(f, "%.0f s | not run |\n", m->secs);
+			fprintf(f, "%.0f s | %s%s |\n", m->secs,
+			        m->repro[0] ? m->repro : "not run",
+			        m->reduced ? " (reduced)" : "");
 		else
 			fprintf(f, "- | - |\n");
 		if (control || strncmp(m->status, "no-", 3) == 0)
@@ -366,6 +462,9 @@ report(FILE *f)
 			t[nd++] = m->secs;
 			if (strncmp(m->origin, "historical", 10) == 0)
 				hist_det++;
+			tried += m->repro[0] != '\0';
+			if (m->reduced)
+				tr[reduced++] = m->repro_secs;
 		}
 	}
 	fprintf(f,
@@ -373,6 +472,17 @@ report(FILE *f)
 	        "of %d; median time to detection %.0f s\n",
 	        detected, valid, valid ? detected * 100 / valid : 0, hist_det,
 	        hist, median(t, nd));
+	if (tried > 0)
+		fprintf(f,
+		        "make repro: %d of %d detected mutants (%d of %d in "
+		        "all, %d%%) reduced to a script of at most %d ops that "
+		        "fails every run; median time to reduction %.0f s "
+		        "(probes and make repro)\n",
+		        reduced, tried, reduced, valid,
+		        valid ? reduced * 100 / valid : 0, REDUCED_OPS,
+		        median(tr, reduced));
+	else
+		fprintf(f, "make repro: not run (--no-repro)\n");
 }
 
 int
@@ -381,15 +491,20 @@ main(int argc, char **argv)
 	const char *work = "build/mutants/tree",
 	           *list = "tests/mutants/campaign.list";
 	const char *out = "build/mutants/report.md",
-	           *logs = "build/mutants/logs";
-	bool ktap = false, broken = false;
-	int jobs = 2, i;
+	           *logs = "build/mutants/logs",
+	           *probe_list = "tests/mutants/probes.list";
+	bool ktap = false, broken = false, repro = true;
+	int jobs = 2, i, runs = 10;
 	char abslogs[4096];
 	FILE *f;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--ktap") == 0) {
 			ktap = true;
+			continue;
+		}
+		if (strcmp(argv[i], "--no-repro") == 0) {
+			repro = false;
 			continue;
 		}
 		if (i + 1 == argc)
@@ -402,18 +517,25 @@ main(int argc, char **argv)
 			out = argv[++i];
 		else if (strcmp(argv[i], "-j") == 0)
 			jobs = atoi(argv[++i]);
+		else if (strcmp(argv[i], "-p") == 0)
+			probe_list = argv[++i];
+		else if (strcmp(argv[i], "-r") == 0)
+			runs = atoi(argv[++i]);
 		else
 			break;
 	}
-	if (i == argc || jobs < 1 || jobs > 64 || !tree_path(work)) {
+	if (i == argc || jobs < 1 || jobs > 64 || runs < 1 || runs > 100 ||
+	    !tree_path(work)) {
 		fprintf(stderr, "usage: mutants [-w DIR] [-l LIST] [-o REPORT] "
-		                "[-j N] [--ktap] MUTANT...\n");
+		                "[-j N] [-p PROBES] [-r RUNS] [--no-repro] "
+		                "[--ktap] MUTANT...\n");
 		return 2;
 	}
 	for (; i < argc; i++)
 		if (load_mutant(argv[i]) != 0)
 			return 2;
-	if (load_list(list) != 0)
+	if (load_list(list, tests, &ntests) != 0 ||
+	    (repro && load_list(probe_list, probes, &nprobes) != 0))
 		return 2;
 	if (run("mkdir -p %s", logs) != 0 || realpath(logs, abslogs) == NULL ||
 	    !safe(abslogs))
@@ -436,6 +558,11 @@ main(int argc, char **argv)
 		if (m->by[0])
 			fprintf(stderr, " after %.0f s", m->secs);
 		fprintf(stderr, "\n");
+		if (repro && !control && strcmp(m->status, "detected") == 0) {
+			try_repro(m, work, abslogs, jobs, runs);
+			fprintf(stderr, "mutants: %s: make repro: %s\n",
+			        m->name, m->repro);
+		}
 		if (control && strcmp(m->status, "undetected") != 0)
 			broken = true;
 		if (ktap)

@@ -244,7 +244,8 @@ read_log(const char *path)
 			snprintf(profile, sizeof(profile), "%s", pr);
 			continue;
 		}
-		if (!have_cmd &&
+		/* the run that failed: a scenario may run several */
+		if (failure[0] == '\0' &&
 		    (p = strstr(line, "stress: lifetime: run: ")) != NULL) {
 			have_cmd = parse_command(p + 23) == 0;
 			continue;
@@ -837,10 +838,12 @@ main(int argc, char **argv)
 			say("no controlled schedule of %d made it fail: not "
 			    "reproduced (try -s with more seeds)",
 			    seeds);
+			say("result: not reproduced");
 			return 1;
 		}
 	} else if (!trial("as it was")) {
 		say("it passes under its own schedule: not reproduced");
+		say("result: not reproduced");
 		return 1;
 	}
 	size_line("finding a failing schedule");
@@ -900,5 +903,9 @@ main(int argc, char **argv)
 	         workdir, profile);
 	if (system(path) != 0)
 		say("(no op log in the last trial's log)");
+	/* for make mutants: one line to read */
+	say("result: %ld op(s)%s, %d of %d runs fail, %d trials",
+	    use_script ? (long)nscript : getnum("ops", 0),
+	    use_script ? " (a script)" : "", failed, runs, trials);
 	return failed == runs ? 0 : 1;
 }
