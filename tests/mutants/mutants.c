@@ -79,6 +79,7 @@ static int ntests;
  * schedules, whose first failure make repro shrinks */
 static char probes[MAX_TESTS][FIELD];
 static int nprobes;
+static bool repro = true; /* --no-repro: off */
 #define REDUCED_OPS 10 /* the bar for a reduced reproducer */
 
 static double
@@ -276,6 +277,91 @@ load_list(const char *file, char (*list)[FIELD], int *n)
 	return 0;
 }
 
+/* Is file a's content b's? */
+static bool
+same_file(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	bool same = fa != NULL && fb != NULL;
+	char ba[8192], bb[8192];
+
+	while (same) {
+		size_t na = fread(ba, 1, sizeof(ba), fa),
+		       nb = fread(bb, 1, sizeof(bb), fb);
+
+		same = na == nb && memcmp(ba, bb, na) == 0;
+		if (na == 0)
+			break;
+	}
+	if (fa != NULL)
+		fclose(fa);
+	if (fb != NULL)
+		fclose(fb);
+	return same;
+}
+
+/* A kept scratch copy made like the tree now: each tracked file whose
+ * content differs copied in (a new time: make rebuilds what uses it),
+ * the others left alone.  Copying every file with its own time would
+ * give a source the last mutant touched its old time back, older than
+ * the mutant's object, which make would then keep. */
+static int
+sync_tree(const char *work)
+{
+	FILE *ls = popen("git ls-files -z", "r");
+	char path[4096], dst[8192];
+	int c, n = 0, copied = 0;
+
+	if (ls == NULL)
+		return -1;
+	while ((c = fgetc(ls)) != EOF) {
+		if (c != '\0') {
+			if (n + 1 < (int)sizeof(path))
+				path[n++] = (char)c;
+			continue;
+		}
+		path[n] = '\0';
+		n = 0;
+		snprintf(dst, sizeof(dst), "%s/%s", work, path);
+		if (same_file(path, dst))
+			continue;
+		if (!tree_path(path) ||
+		    run("mkdir -p \"$(dirname %s)\" && cp %s %s", dst, path,
+		        dst) != 0) {
+			fprintf(stderr, "mutants: cannot copy %s into %s\n",
+			        path, work);
+			pclose(ls);
+			return -1;
+		}
+		copied++;
+	}
+	pclose(ls);
+	/* and what the tree no longer tracks goes */
+	snprintf(dst, sizeof(dst), "git -C %s ls-files -z", work);
+	ls = popen(dst, "r");
+	if (ls == NULL)
+		return -1;
+	while ((c = fgetc(ls)) != EOF) {
+		struct stat st;
+
+		if (c != '\0') {
+			if (n + 1 < (int)sizeof(path))
+				path[n++] = (char)c;
+			continue;
+		}
+		path[n] = '\0';
+		n = 0;
+		snprintf(dst, sizeof(dst), "%s/%s", work, path);
+		if (stat(path, &st) != 0 && errno == ENOENT &&
+		    unlink(dst) == 0)
+			copied++;
+	}
+	pclose(ls);
+	fprintf(stderr, "mutants: the scratch copy %s: %d file(s) changed\n",
+	        work, copied);
+	return 0;
+}
+
 /* The scratch copy: tracked files and the build as they are (times
  * kept, so nothing is rebuilt that no mutant touched), a git of its
  * own to restore it between mutants. */
@@ -286,10 +372,21 @@ make_work(const char *work, int jobs)
 	char git[FIELD + 8];
 
 	snprintf(git, sizeof(git), "%s/.git", work);
-	if (stat(git, &st) == 0)
-		return run("cd %s && git checkout -q -- . && git clean -qfd "
-		           "-e build",
-		           work);
+	if (stat(git, &st) == 0) {
+		/* the tree as it is now (a kept copy is the last campaign's):
+		 * its tracked files replaced, times kept, a new base */
+		if (run("cd %s && git checkout -q -- . && git clean -qfd -e "
+		        "build",
+		        work) != 0 ||
+		    sync_tree(work) != 0 ||
+		    run("cd %s && git add -A . && git -c user.name=mutants -c "
+		        "user.email=mutants@localhost commit -q --allow-empty "
+		        "-m base",
+		        work) != 0)
+			return -1;
+		return run("make -s -C %s -j %d mutant-build >/dev/null", work,
+		           jobs);
+	}
 	fprintf(stderr, "mutants: making the scratch copy %s\n", work);
 	if (run("mkdir -p %s && git ls-files -z | tar --null -T - -cf - | "
 	        "tar -xf - -C %s",
@@ -482,7 +579,8 @@ report(FILE *f)
 		        valid ? reduced * 100 / valid : 0, REDUCED_OPS,
 		        median(tr, reduced));
 	else
-		fprintf(f, "make repro: not run (--no-repro)\n");
+		fprintf(f, "make repro: not run (%s)\n",
+		        repro ? "no mutant detected" : "--no-repro");
 }
 
 int
@@ -493,7 +591,7 @@ main(int argc, char **argv)
 	const char *out = "build/mutants/report.md",
 	           *logs = "build/mutants/logs",
 	           *probe_list = "tests/mutants/probes.list";
-	bool ktap = false, broken = false, repro = true;
+	bool ktap = false, broken = false;
 	int jobs = 2, i, runs = 10;
 	char abslogs[4096];
 	FILE *f;
