@@ -4,7 +4,7 @@
  * same or a higher rank.  Taking a lower one panics with both names:
  *
  *   lock order: rtnl_mutex (rank 20) taken while holding
- *   dev->track_lock (rank 60)
+ *   dev->holders.lock (rank 60)
  *
  * before it can deadlock against a thread taking them the documented
  * way.  Unranked locks (rank 0) are not checked.  Checked in thread
@@ -16,7 +16,7 @@
  *   rtnl           20   net: registration, up/down, notifiers
  *   neigh_lock     30   net: the ARP table (drops device references)
  *   dev->xmit_lock 40   net: around ndo_start_xmit
- *   dev->track_lock 60  net: a device's holder list (a leaf)
+ *   holders.lock   60   ref_tracker: a device's or module's holders (a leaf)
  *
  * lockorder_catch (for the lockorder ktest only) turns the panic into a
  * line and a count, so a test can take two locks the wrong way round.

@@ -36,6 +36,7 @@
 #include <kernel/cpu.h>
 #include <kernel/pcpu_counter.h>
 #include <kernel/list.h>
+#include <kernel/ref_tracker.h>
 
 #define MODULE_NAME_LEN 32
 
@@ -101,7 +102,10 @@ struct module {
 	struct pcpu_counter pcpu_ref; /* percpu: per-CPU deltas */
 	volatile int underflows;      /* module_put below zero */
 	volatile int bad_gets;        /* __module_get without a reference */
-	struct thread *init_thread;   /* running init (COMING only) */
+	/* the references taken with try_module_get_track, at the
+	 * module_track level of the load (kernel/ref_tracker.h) */
+	struct ref_tracker_dir holders;
+	struct thread *init_thread; /* running init (COMING only) */
 
 	/* Memory: [area, area_end) is this page plus the image. */
 	uintptr_t area, area_end;
@@ -172,6 +176,21 @@ module_put(struct module *mod)
 	if (mod != NULL)
 		module_put_real(mod);
 }
+/* A reference a holder keeps (a socket its protocol's module): taken
+ * with a tracker in the holder's object, so `refs MODULE` and a waiting
+ * rmmod name it with its hold stack, and a second put through the same
+ * tracker (or one after the tracker was freed) is reported with the
+ * stacks and not applied (kernel/ref_tracker.h).  Short references (a
+ * packet's, a command's) use the plain calls: not listed, not counted
+ * as tracked.  NULL is the kernel: always succeeds, nothing listed. */
+#define try_module_get_track(mod, t, tag)                                      \
+	__try_module_get_track(mod, t, tag, REF_THIS_IP)
+bool __try_module_get_track(struct module *mod, struct ref_tracker *t,
+                            const char *tag, uintptr_t caller);
+void module_put_track(struct module *mod, struct ref_tracker *t);
+/* The holders' list (at load, and by tests building a module). */
+void module_track_init(struct module *mod);
+
 /* Current count (a snapshot; exact only when nothing races). */
 int module_refcount(struct module *mod);
 const char *module_state_name(int state);

@@ -434,7 +434,7 @@ op_devhold(struct lt_worker *w, uint32_t arg)
 {
 	unsigned ms = (arg >> 8) % (w->run->p.holdmax_ms + 1);
 	struct net_device *dev;
-	struct dev_tracker t;
+	struct ref_tracker t;
 
 	if (!w->run->p.pct) /* the command: a timer drops it */
 		return exec("devhold %s %u", dev_of(arg), ms);

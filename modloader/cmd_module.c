@@ -276,6 +276,10 @@ refs_one(struct module *mod)
 	kprintf("  module_put underflows: %d, __module_get without a "
 	        "reference: %d\n",
 	        mod->underflows, mod->bad_gets);
+	if (mod->holders.level == 0)
+		kprintf("  (holder tracking off: module_track=0)\n");
+	else if (!list_empty(&mod->holders.list))
+		ref_tracker_print(&mod->holders, "  ");
 }
 
 static int
@@ -311,6 +315,9 @@ cmd_refs(int argc, char **argv)
 		stack_depot_stats(&st);
 		kprintf("stack depot: %u of %u stacks, %u not saved (full)\n",
 		        st.stacks, st.capacity, st.misses);
+		kprintf("tracked releases refused: %u double, %u through a "
+		        "tracker holding nothing\n",
+		        ref_tracker_double_releases, ref_tracker_bad_releases);
 	}
 	return r;
 }

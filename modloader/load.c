@@ -511,6 +511,7 @@ do_init(struct load_info *li)
 
 	mod->refops = module_default_refops();
 	mod->refops->init(mod);
+	module_track_init(mod);
 	mod->loaded_ms = now_ms();
 	list_add_tail_rcu(&mod->list, &modules); /* lockless readers: RCU */
 	mutex_unlock(&module_mutex);

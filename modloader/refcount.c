@@ -243,6 +243,44 @@ module_put_real(struct module *mod)
 	rcu_read_unlock();
 }
 
+int module_track = 2;
+BOOTPARAM_INT(module_track, module_track, 0, 2,
+              "tracked module references (try_module_get_track): 0 "
+              "nothing, 1 tag and call site, 2 also the hold and release "
+              "stacks (for modules loaded later)",
+              0);
+
+void
+module_track_init(struct module *mod)
+{
+	ref_tracker_dir_init(&mod->holders, module_track, "module_put",
+	                     mod->name, "mod->holders.lock");
+}
+
+__attribute__((noinline)) bool
+__try_module_get_track(struct module *mod, struct ref_tracker *t,
+                       const char *tag, uintptr_t caller)
+{
+	if (mod == NULL)
+		return true;
+	if (!try_module_get_real(mod))
+		return false;
+	ref_tracker_add(&mod->holders, t, tag, caller, REF_CALLER_FRAME());
+	return true;
+}
+
+__attribute__((noinline)) void
+module_put_track(struct module *mod, struct ref_tracker *t)
+{
+	if (mod == NULL)
+		return;
+	if (!ref_tracker_del(&mod->holders, t,
+	                     (uintptr_t)__builtin_return_address(0),
+	                     REF_CALLER_FRAME()))
+		return;
+	module_put_real(mod);
+}
+
 int
 module_refcount(struct module *mod)
 {
@@ -279,6 +317,8 @@ module_guarded_thread(void *call)
 EXPORT_SYMBOL(try_module_get_real);
 EXPORT_SYMBOL(__module_get);
 EXPORT_SYMBOL(module_put_real);
+EXPORT_SYMBOL(__try_module_get_track);
+EXPORT_SYMBOL(module_put_track);
 EXPORT_SYMBOL(module_refcount);
 EXPORT_SYMBOL(module_state_name);
 EXPORT_SYMBOL(module_call_guarded);

@@ -149,6 +149,9 @@ release_report(void *arg, unsigned seconds)
 
 	kprintf("rmmod: %s: waiting %u s: %s (Ctrl-C aborts)\n", w->mod->name,
 	        seconds, w->why);
+	/* who holds it, where the holders took their references */
+	if (!list_empty(&w->mod->holders.list))
+		ref_tracker_print(&w->mod->holders, "  ");
 }
 
 /* 0 once released, -EINTR after Ctrl-C (module LIVE again).  The clock

@@ -9,6 +9,8 @@
 #include <kernel/bootparam.h>
 #include <kernel/ktest/ktest_util.h>
 #include <kernel/kmalloc.h>
+#include <kernel/ksyms.h>
+#include <kernel/stackdepot.h>
 #include <kernel/string.h>
 #include <kernel/errno.h>
 #include <kernel/x86.h>
@@ -27,6 +29,8 @@ fake_module(int state)
 	INIT_LIST_HEAD(&mod->used_by);
 	mod->refops = module_default_refops();
 	mod->refops->init(mod);
+	module_track_init(mod);
+	mod->holders.level = 2; /* whatever module_track says */
 	mod->state = state;
 	return mod;
 }
@@ -256,6 +260,105 @@ pcpu_slots_own_lines(struct ktest *t)
 	kfree(mod);
 }
 
+static __attribute__((noinline)) bool
+get_here(struct module *mod, struct ref_tracker *tr)
+{
+	return try_module_get_track(mod, tr, "ktest");
+}
+
+/* A tracked reference is listed with its hold stack (one call site, one
+ * stack; another site, another), its put saves the release stack and
+ * unlists it; the count moves as with the plain calls. */
+static void
+tracked_holders_have_stacks(struct ktest *t)
+{
+	struct module *mod = fake_module(MODULE_STATE_LIVE);
+	struct ref_tracker ab[2], c;
+	volatile int two = 2; /* a loop the compiler cannot unroll */
+	const uintptr_t *f;
+	struct sym_info si;
+	struct ref_tracker *tr;
+	int n = 0;
+
+	KASSERT_TRUE(t, mod != NULL);
+	for (int i = 0; i < two; i++)
+		KEXPECT_TRUE(t, get_here(mod, &ab[i]));
+	KEXPECT_TRUE(t, try_module_get_track(mod, &c, "ktest"));
+	KEXPECT_EQ(t, module_refcount(mod), 3);
+	KEXPECT_NE(t, ab[0].hold_stack, 0u);
+	KEXPECT_EQ(t, ab[0].hold_stack, ab[1].hold_stack);
+	KEXPECT_NE(t, ab[0].hold_stack, c.hold_stack);
+	KASSERT_TRUE(t, stack_frames(ab[0].hold_stack, &f) >= 2);
+	KEXPECT_TRUE(t, ksym_lookup(f[0], &si) == 0 &&
+	                    strcmp(si.name, "get_here") == 0);
+	KEXPECT_TRUE(t,
+	             ksym_lookup(f[1], &si) == 0 &&
+	                 strcmp(si.name, "tracked_holders_have_stacks") == 0);
+	list_for_each_entry(tr, &mod->holders.list, link)
+		n++;
+	KEXPECT_EQ(t, n, 3);
+	module_put_track(mod, &ab[0]);
+	KEXPECT_NE(t, ab[0].put_stack, 0u);
+	KEXPECT_NE(t, ab[0].put_stack, ab[0].hold_stack);
+	module_put_track(mod, &ab[1]);
+	module_put_track(mod, &c);
+	KEXPECT_EQ(t, module_refcount(mod), 0);
+	KEXPECT_TRUE(t, list_empty(&mod->holders.list));
+	KEXPECT_EQ(t, mod->underflows, 0);
+	kfree(mod);
+}
+
+/* A second put through one tracker is reported and refused: the
+ * reference it would drop is another holder's. */
+static void
+tracked_double_put_refused(struct ktest *t)
+{
+	struct module *mod = fake_module(MODULE_STATE_LIVE);
+	struct ref_tracker a, other;
+	unsigned before = ref_tracker_double_releases;
+
+	KASSERT_TRUE(t, mod != NULL);
+	KEXPECT_TRUE(t, try_module_get_track(mod, &a, "ktest"));
+	KEXPECT_TRUE(t, try_module_get_track(mod, &other, "ktest-other"));
+	module_put_track(mod, &a);
+	module_put_track(mod, &a);
+	KEXPECT_EQ(t, ref_tracker_double_releases, before + 1);
+	KEXPECT_EQ(t, module_refcount(mod), 1); /* other's, still */
+	module_put_track(mod, &other);
+	KEXPECT_EQ(t, module_refcount(mod), 0);
+	KEXPECT_EQ(t, mod->underflows, 0);
+	kfree(mod);
+}
+
+/* A put through a tracker whose memory was freed and reused (here:
+ * scribbled over, as a new owner of the memory would) is reported and
+ * refused, and the quarantine still knows where it was taken and
+ * released. */
+static void
+tracked_put_after_free_quarantined(struct ktest *t)
+{
+	struct module *mod = fake_module(MODULE_STATE_LIVE);
+	struct ref_tracker *tr = kzalloc(sizeof(*tr), "ktest-modref");
+	unsigned before = ref_tracker_bad_releases;
+	uint32_t hold = 0, put = 0;
+
+	KASSERT_TRUE(t, mod != NULL && tr != NULL);
+	KEXPECT_TRUE(t, try_module_get_track(mod, tr, "ktest"));
+	KEXPECT_TRUE(t, try_module_get(mod)); /* someone else's */
+	module_put_track(mod, tr);
+	KEXPECT_TRUE(t, ref_tracker_quarantined(tr, &hold, &put));
+	KEXPECT_NE(t, hold, 0u);
+	KEXPECT_NE(t, put, 0u);
+	memset(tr, 0x6b, sizeof(*tr)); /* its memory reused */
+	module_put_track(mod, tr);
+	KEXPECT_EQ(t, ref_tracker_bad_releases, before + 1);
+	KEXPECT_EQ(t, module_refcount(mod), 1);
+	module_put(mod);
+	KEXPECT_EQ(t, module_refcount(mod), 0);
+	kfree(tr);
+	kfree(mod);
+}
+
 static void
 impl_matches_boot_param(struct ktest *t)
 {
@@ -276,4 +379,7 @@ KTEST_SUITE(modref, KTEST_CASE(impl_matches_boot_param),
             KTEST_CASE(release_waits_for_references),
             KTEST_CASE(get_here_put_there),
             KTEST_CASE(unload_check_races_getters),
-            KTEST_CASE(pcpu_slots_own_lines));
+            KTEST_CASE(pcpu_slots_own_lines),
+            KTEST_CASE(tracked_holders_have_stacks),
+            KTEST_CASE(tracked_double_put_refused),
+            KTEST_CASE(tracked_put_after_free_quarantined));

@@ -98,7 +98,7 @@ lease_apply(struct dhcp_if *d)
 {
 	const struct dhcp_lease *l = &d->c.lease;
 	struct net_device *dev;
-	struct dev_tracker t;
+	struct ref_tracker t;
 	char a[16], g[16];
 	int plen = l->mask != 0 ? ipv4_mask_len(l->mask) : 24;
 	int r;
@@ -268,7 +268,7 @@ int
 dhcp_start(const char *ifname, long timeout_ms, char *msg, size_t size)
 {
 	struct net_device *dev;
-	struct dev_tracker t;
+	struct ref_tracker t;
 	struct dhcp_if *d;
 	bool opened;
 	char a[16];
@@ -324,7 +324,7 @@ int
 dhcp_stop(const char *ifname, char *msg, size_t size)
 {
 	struct net_device *dev;
-	struct dev_tracker t;
+	struct ref_tracker t;
 	struct dhcp_if *d;
 	int r;
 

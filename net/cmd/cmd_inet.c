@@ -76,7 +76,7 @@ static int
 ip_addr(int argc, char **argv)
 {
 	struct net_device *dev;
-	struct dev_tracker t;
+	struct ref_tracker t;
 	uint32_t a;
 	unsigned len;
 	int r;

@@ -78,7 +78,7 @@ link_show(const char *name)
 static int
 link_set(const char *name, const char *what)
 {
-	struct dev_tracker t;
+	struct ref_tracker t;
 	struct net_device *d;
 	bool up;
 	int r;

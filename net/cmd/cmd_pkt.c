@@ -104,7 +104,7 @@ send_frames(const char *name, unsigned long count, unsigned len,
                          const void *arg, struct net_device *dev),
             const void *arg)
 {
-	struct dev_tracker t;
+	struct ref_tracker t;
 	struct net_device *dev = dev_get_by_name(name, &t, "pkt");
 	unsigned long sent = 0;
 	int r = 0;
@@ -169,7 +169,7 @@ fill_gen(uint8_t *p, unsigned len, unsigned long k, const void *arg,
  * transmit fails, e.g. -ENETDOWN once the device is closed. */
 struct bg_sender {
 	struct net_device *dev;
-	struct dev_tracker tracker;
+	struct ref_tracker tracker;
 	unsigned long count;
 	unsigned len;
 	struct gen_arg g;

@@ -75,7 +75,7 @@ netif_bounce(struct sk_buff *skb)
 int
 cmd_bench_bounce(const struct args *a)
 {
-	struct dev_tracker t;
+	struct ref_tracker t;
 	struct net_device *dev;
 	bool on = false;
 

@@ -173,7 +173,7 @@ EXPORT_SYMBOL(dev_get_by_index_rcu);
 
 /* Not inlined: the tracked call site is our caller. */
 __attribute__((noinline)) struct net_device *
-dev_get_by_name(const char *name, struct dev_tracker *t, const char *tag)
+dev_get_by_name(const char *name, struct ref_tracker *t, const char *tag)
 {
 	struct net_device *d;
 
@@ -188,7 +188,7 @@ dev_get_by_name(const char *name, struct dev_tracker *t, const char *tag)
 EXPORT_SYMBOL(dev_get_by_name);
 
 __attribute__((noinline)) struct net_device *
-dev_get_by_index(int ifindex, struct dev_tracker *t, const char *tag)
+dev_get_by_index(int ifindex, struct ref_tracker *t, const char *tag)
 {
 	struct net_device *d;
 
@@ -404,11 +404,12 @@ register_netdev(struct net_device *dev)
 	/* The base reference: the registration itself.  It is not a module
 	 * reference in any mode, or a driver could never be unloaded. */
 	__atomic_store_n(&dev->refcnt, 1, __ATOMIC_SEQ_CST);
-	if (dev->track) {
-		netdev_tracker_stamp(dev, &dev->reg_tracker, "registered",
-		                     (uintptr_t)__builtin_return_address(0),
-		                     *(uintptr_t *)__builtin_frame_address(0));
-		list_add_tail(&dev->reg_tracker.link, &dev->trackers);
+	if (dev->holders.level) {
+		ref_tracker_stamp(&dev->holders, &dev->reg_tracker,
+		                  "registered",
+		                  (uintptr_t)__builtin_return_address(0),
+		                  *(uintptr_t *)__builtin_frame_address(0));
+		list_add_tail(&dev->reg_tracker.link, &dev->holders.list);
 	}
 	__atomic_store_n(&dev->reg_state, NETREG_REGISTERED, __ATOMIC_SEQ_CST);
 	list_add_tail_rcu(&dev->dev_list, &netdev_list);

@@ -34,7 +34,7 @@ struct timed_holder {
 	struct list_head link;
 	struct timer timer;
 	struct net_device *dev;
-	struct dev_tracker tracker[2]; /* renewing: the new one, then old */
+	struct ref_tracker tracker[2]; /* renewing: the new one, then old */
 	int cur;
 	unsigned renew_ms; /* 0: a plain timed holder */
 	char name[IFNAMSIZ];
@@ -130,7 +130,7 @@ __attribute__((noinline)) static int
 renewing(const struct args *a, const char *name, const char *arg)
 {
 	unsigned long ms;
-	struct dev_tracker t;
+	struct ref_tracker t;
 	struct net_device *dev;
 	int r;
 
@@ -152,7 +152,7 @@ static int
 cmd_devhold(int argc, char **argv)
 {
 	unsigned long ms, n = 1;
-	struct dev_tracker t;
+	struct ref_tracker t;
 	struct net_device *dev;
 	struct args a;
 	int r = 0;

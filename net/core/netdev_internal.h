@@ -21,7 +21,7 @@
  *   neigh_lock         (net/ipv4/arp.c) drops its entries' device
  *                      references with it held
  *   dev->xmit_lock     ndo_start_xmit, interrupts off
- *   dev->track_lock    a leaf: taken by every tracked hold and put
+ *   dev->holders.lock  a leaf: taken by every tracked hold and put
  *
  * Not held while sleeping in the unregister wait: rtnl (holders may need
  * it to let go; netdev_wait_allrefs asserts it is free).  napi_lock,
@@ -38,9 +38,6 @@
 #define NETDEV_TAG "netdev"
 
 extern int netdev_track;
-extern unsigned netdev_double_releases; /* reported double puts */
-void netdev_tracker_stamp(struct net_device *dev, struct dev_tracker *t,
-                          const char *tag, uintptr_t caller, uintptr_t frame);
 
 /* dev_refcnt.c */
 void netdev_refcnt_init(struct net_device *dev);
@@ -48,8 +45,6 @@ void netdev_refcnt_init(struct net_device *dev);
  * they look final).  Sleeps for that; thread context only. */
 int netdev_refcnt_settled(struct net_device *dev);
 void netdev_print_holders(struct net_device *dev, const char *prefix);
-/* The stable hash of a hold site (dev_refcnt.c). */
-uint32_t netdev_holder_signature(const char *tag, uintptr_t caller);
 
 /* bounce.c: true if skb was bounced (and is gone); dev->bounce set. */
 bool netif_bounce(struct sk_buff *skb);

@@ -17,7 +17,7 @@
  *    lookup (dev_get_by_name/index, try_dev_hold), which fails once the
  *    device is being unregistered.  Every reference is dropped with the
  *    matching dev_put; caches drop theirs on NETDEV_UNREGISTER.
- *  - Pass a struct dev_tracker (embedded in the holder's object) and a
+ *  - Pass a struct ref_tracker (embedded in the holder's object) and a
  *    tag, so `refs eth0` can name you: tag, call site, age.  NULL is
  *    allowed and counted as "untracked".
  *  - Calls through dev->netdev_ops are made by this core only, with a
@@ -42,6 +42,7 @@
 #include <kernel/cpu.h>
 #include <kernel/pcpu_counter.h>
 #include <kernel/list.h>
+#include <kernel/ref_tracker.h>
 #include <kernel/rcu.h>
 #include <kernel/spinlock.h>
 
@@ -99,20 +100,6 @@ struct net_device_stats {
 	uint64_t rx_dropped, tx_dropped;
 };
 
-/* One tracked reference, embedded in the holder's object.  With
- * netdev_track=2 it also names the stacks where it was taken and, once
- * put, where it was released (kernel/stackdepot.h handles). */
-struct dev_tracker {
-	struct list_head link; /* in dev->trackers; next NULL if untracked */
-	const char *tag;
-	uintptr_t caller;
-	uint64_t since; /* clock_stamp() */
-	uint32_t hold_stack, put_stack;
-	uint32_t state; /* DEV_TRACKER_HELD / _RELEASED (a double put) */
-};
-#define DEV_TRACKER_HELD     0x444c4f48u /* "HOLD" */
-#define DEV_TRACKER_RELEASED 0x534c4552u /* "RELS" */
-
 /* NAPI: the interrupt handler schedules, the net_rx thread polls. */
 struct napi_struct {
 	struct list_head poll_link; /* on the poll list while scheduled */
@@ -150,11 +137,10 @@ struct net_device {
 	bool pcpu_refs; /* implementation chosen at alloc_netdev */
 	volatile int refcnt;
 	struct pcpu_counter pcpu_refcnt; /* one cache line per CPU */
-	spinlock_t track_lock;
-	struct list_head trackers;
-	volatile int untracked;
-	struct dev_tracker reg_tracker; /* the registration's base ref */
-	uint8_t track; /* netdev_track when allocated: 0, 1 site, 2 stacks */
+	/* tracked holders (kernel/ref_tracker.h), at the netdev_track
+	 * level of the device's allocation: 0, 1 site, 2 stacks */
+	struct ref_tracker_dir holders;
+	struct ref_tracker reg_tracker; /* the registration's base ref */
 
 	spinlock_t xmit_lock; /* held around ndo_start_xmit */
 	/* bench bounce (net/core/bounce.c): received UDP goes straight back. */
@@ -202,28 +188,22 @@ netdev_priv(const struct net_device *dev)
 
 /* The address of the call site itself (Linux's _THIS_IP_), recorded by
  * the tracking macros so `refs` names the line that took the reference. */
-#define NETDEV_THIS_IP                                                         \
-	({                                                                     \
-		__label__ __here;                                              \
-	__here:                                                                \
-		(uintptr_t) && __here;                                         \
-	})
-#define dev_hold_track(dev, t, tag) __dev_hold(dev, t, tag, NETDEV_THIS_IP)
+#define dev_hold_track(dev, t, tag) __dev_hold(dev, t, tag, REF_THIS_IP)
 #define dev_hold(dev)               dev_hold_track(dev, NULL, NULL)
-#define try_dev_hold(dev, t, tag)   __try_dev_hold(dev, t, tag, NETDEV_THIS_IP)
-void __dev_hold(struct net_device *dev, struct dev_tracker *t, const char *tag,
+#define try_dev_hold(dev, t, tag)   __try_dev_hold(dev, t, tag, REF_THIS_IP)
+void __dev_hold(struct net_device *dev, struct ref_tracker *t, const char *tag,
                 uintptr_t caller);
-bool __try_dev_hold(struct net_device *dev, struct dev_tracker *t,
+bool __try_dev_hold(struct net_device *dev, struct ref_tracker *t,
                     const char *tag, uintptr_t caller);
-void dev_put_track(struct net_device *dev, struct dev_tracker *t);
+void dev_put_track(struct net_device *dev, struct ref_tracker *t);
 #define dev_put(dev) dev_put_track(dev, NULL)
 /* Sum of the counts (exact for atomic; a snapshot for per-CPU). */
 int netdev_refcnt_read(const struct net_device *dev);
 
 /* Lookups: a held reference, or NULL (also once unregistering). */
-struct net_device *dev_get_by_name(const char *name, struct dev_tracker *t,
+struct net_device *dev_get_by_name(const char *name, struct ref_tracker *t,
                                    const char *tag);
-struct net_device *dev_get_by_index(int ifindex, struct dev_tracker *t,
+struct net_device *dev_get_by_index(int ifindex, struct ref_tracker *t,
                                     const char *tag);
 /* Without a reference, under rcu_read_lock only. */
 struct net_device *dev_get_by_name_rcu(const char *name);

@@ -20,7 +20,7 @@
 struct sk_buff {
 	struct list_head list; /* for whoever owns it */
 	struct net_device *dev;
-	struct dev_tracker dev_tracker;
+	struct ref_tracker dev_tracker;
 	uint16_t protocol; /* EtherType, host order, set on receive */
 	unsigned len;      /* bytes at data */
 	unsigned size;     /* bytes at head */

@@ -152,10 +152,10 @@ netdev_unregister_finish(struct net_device *dev)
 	dev->unreg_thread = NULL;
 	__atomic_store_n(&dev->reg_state, NETREG_UNREGISTERED,
 	                 __ATOMIC_SEQ_CST);
-	if (dev->track) {
-		uint32_t f = spin_lock_irqsave(&dev->track_lock);
+	if (dev->holders.level) {
+		uint32_t f = spin_lock_irqsave(&dev->holders.lock);
 		list_del_init(&dev->reg_tracker.link);
-		spin_unlock_irqrestore(&dev->track_lock, f);
+		spin_unlock_irqrestore(&dev->holders.lock, f);
 		dev->reg_tracker.link.next = NULL;
 	}
 	pr_info("%s: unregistered (driver %s)\n", dev->name,

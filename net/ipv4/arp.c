@@ -46,7 +46,7 @@ struct neighbour {
 	seqcount_t seq;         /* e, for arp_output_fast */
 	struct neigh_entry e;   /* changed under neigh_lock and seq */
 	struct net_device *dev; /* held; NULL once dead */
-	struct dev_tracker tracker;
+	struct ref_tracker tracker;
 	int ifindex;
 	char ifname[IFNAMSIZ];
 	struct list_head queue; /* skbs waiting for resolution, oldest first */

@@ -115,7 +115,7 @@ struct dst_entry {
 	struct rcu_head rcu;   /* freed a grace period after the last put */
 	volatile int refcnt;   /* users; the cache holds one */
 	struct net_device *dev;
-	struct dev_tracker tracker;
+	struct ref_tracker tracker;
 	uint32_t daddr, saddr, nexthop;
 	bool bcast;       /* nexthop is the limited or dev's subnet broadcast */
 	int oif;          /* the lookup key: 0 = any */
@@ -289,6 +289,7 @@ struct proto_ops {
 struct socket {
 	struct list_head link; /* all sockets, for ss */
 	const struct proto_ops *ops;
+	struct ref_tracker owner_tracker; /* ops->owner's reference */
 	int refcnt;
 	struct sockaddr_in4 local, remote;
 	bool connected;
@@ -297,7 +298,7 @@ struct socket {
 	int err;          /* pending error (e.g. -ENODEV) for the next call */
 	/* Bound device: held ("socket") until close or NETDEV_UNREGISTER. */
 	struct net_device *dev;
-	struct dev_tracker dev_tracker;
+	struct ref_tracker dev_tracker;
 	int bound_ifindex;
 	char bound_name[IFNAMSIZ];
 	struct dst_entry *dst; /* connected sockets cache their route */

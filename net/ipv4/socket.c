@@ -69,6 +69,11 @@ sock_create(int type, int protocol, struct socket **out)
 	if (fault_should_fail(FAULT_SOCK))
 		return -ENOMEM;
 
+	/* the socket first: its protocol's module reference is tracked
+	 * in it (refs MODULE names each socket that holds one) */
+	sk = kzalloc(sizeof(*sk), INET_TAG);
+	if (sk == NULL)
+		return -ENOMEM;
 	mutex_lock(&proto_mutex);
 	list_for_each_entry(o, &protos, link) {
 		if (o->type == type &&
@@ -77,15 +82,13 @@ sock_create(int type, int protocol, struct socket **out)
 			break;
 		}
 	}
-	if (ops != NULL && !try_module_get(ops->owner))
+	if (ops != NULL &&
+	    !try_module_get_track(ops->owner, &sk->owner_tracker, "socket"))
 		ops = NULL;
 	mutex_unlock(&proto_mutex);
-	if (ops == NULL)
+	if (ops == NULL) {
+		kfree(sk);
 		return -EPROTONOSUPPORT;
-	sk = kzalloc(sizeof(*sk), INET_TAG);
-	if (sk == NULL) {
-		r = -ENOMEM;
-		goto out_put;
 	}
 	sk->ops = ops;
 	sk->refcnt = 1;
@@ -103,9 +106,8 @@ sock_create(int type, int protocol, struct socket **out)
 	return 0;
 
 out_free:
+	module_put_track(ops->owner, &sk->owner_tracker);
 	kfree(sk);
-out_put:
-	module_put(ops->owner);
 	return r;
 }
 
@@ -246,8 +248,10 @@ sock_close(struct socket *sk)
 	if (dev != NULL)
 		dev_put_track(dev, &sk->dev_tracker);
 	dst_release(sk->dst);
+	/* the tracker is in sk: put before the free (what follows is
+	 * kernel code and memory, so the module may go at the put) */
+	module_put_track(ops->owner, &sk->owner_tracker);
 	kfree(sk);
-	module_put(ops->owner);
 }
 
 void

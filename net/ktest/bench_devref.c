@@ -59,7 +59,7 @@ static void
 run_pairs(struct net_device *dev, enum variant v, unsigned pairs,
           struct module *owner)
 {
-	struct dev_tracker tr;
+	struct ref_tracker tr;
 
 	for (unsigned i = 0; i < pairs; i++) {
 		switch (v) {
@@ -87,7 +87,7 @@ static void
 set_variant(struct net_device *dev, enum variant v)
 {
 	dev->pcpu_refs = v == V_PERCPU;
-	dev->track = v == V_TRACKED ? 1 : v == V_STACKS ? 2 : 0;
+	dev->holders.level = v == V_TRACKED ? 1 : v == V_STACKS ? 2 : 0;
 }
 
 static uint64_t

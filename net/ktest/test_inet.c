@@ -776,7 +776,7 @@ rx_handler_reply_reuses_the_skb(struct ktest *t)
 	 * and went out on the reference it came in with (no put, no new
 	 * hold: the tracker's stamp is the receive's). */
 	KEXPECT_TRUE(t, r.dev == dev);
-	if (dev->track)
+	if (dev->holders.level)
 		KEXPECT_TRUE(t, fake_udp_since == r.since);
 	expect_echo(t, 32);
 

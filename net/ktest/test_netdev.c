@@ -128,16 +128,16 @@ static void
 lookups_hold(struct ktest *t)
 {
 	struct net_device *dev = fake_new("ktst%d", false), *d;
-	struct dev_tracker tr, tr2;
+	struct ref_tracker tr, tr2;
 
 	KASSERT_TRUE(t, dev != NULL);
 	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1);
 	d = dev_get_by_name(dev->name, &tr, "ktest-lookup");
 	KEXPECT_TRUE(t, d == dev);
 	KEXPECT_EQ(t, netdev_refcnt_read(dev), 2);
-	KEXPECT_TRUE(t, !list_empty(&dev->trackers) &&
-	                    list_entry(dev->trackers.prev, struct dev_tracker,
-	                               link) == &tr);
+	KEXPECT_TRUE(t, !list_empty(&dev->holders.list) &&
+	                    list_entry(dev->holders.list.prev,
+	                               struct ref_tracker, link) == &tr);
 	KEXPECT_TRUE(t, strcmp(tr.tag, "ktest-lookup") == 0);
 	d = dev_get_by_index(dev->ifindex, &tr2, "ktest-index");
 	KEXPECT_TRUE(t, d == dev);
@@ -147,9 +147,9 @@ lookups_hold(struct ktest *t)
 	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1);
 	KEXPECT_TRUE(t, dev_get_by_name("ktst-none", NULL, NULL) == NULL);
 	dev_hold(dev);
-	KEXPECT_EQ(t, dev->untracked, 1);
+	KEXPECT_EQ(t, dev->holders.untracked, 1);
 	dev_put(dev);
-	KEXPECT_EQ(t, dev->untracked, 0);
+	KEXPECT_EQ(t, dev->holders.untracked, 0);
 	unregister_netdev(dev);
 }
 
@@ -304,7 +304,7 @@ pcpu_slots_own_lines(struct ktest *t)
 }
 
 static int unreg_events;
-static struct dev_tracker late_cache_tracker;
+static struct ref_tracker late_cache_tracker;
 static bool late_cache_held;
 
 /*
@@ -418,7 +418,7 @@ static void
 try_hold_fails_when_unregistering(struct ktest *t)
 {
 	struct net_device *dev = fake_new("ktst%d", false);
-	struct dev_tracker tr;
+	struct ref_tracker tr;
 
 	KASSERT_TRUE(t, dev != NULL);
 	KEXPECT_TRUE(t, try_dev_hold(dev, &tr, "ktest-try"));
@@ -581,16 +581,16 @@ holder_signature_stable(struct ktest *t)
 	struct sym_info si;
 	char key[128];
 
-	KEXPECT_EQ(t, netdev_holder_signature("devhold", a),
-	           netdev_holder_signature("devhold", a));
-	KEXPECT_NE(t, netdev_holder_signature("devhold", a),
-	           netdev_holder_signature("dst", a));
-	KEXPECT_NE(t, netdev_holder_signature("devhold", a),
-	           netdev_holder_signature("devhold", b));
+	KEXPECT_EQ(t, ref_tracker_site_signature("devhold", a),
+	           ref_tracker_site_signature("devhold", a));
+	KEXPECT_NE(t, ref_tracker_site_signature("devhold", a),
+	           ref_tracker_site_signature("dst", a));
+	KEXPECT_NE(t, ref_tracker_site_signature("devhold", a),
+	           ref_tracker_site_signature("devhold", b));
 	KASSERT_TRUE(t, ksym_lookup(a, &si) == 0);
 	snprintf(key, sizeof(key), "devhold|kernel|%s+0x%x", si.name,
 	         (unsigned)(a - si.start));
-	KEXPECT_EQ(t, netdev_holder_signature("devhold", a),
+	KEXPECT_EQ(t, ref_tracker_site_signature("devhold", a),
 	           fnv1a32(key, strlen(key)));
 }
 
@@ -598,7 +598,7 @@ holder_signature_stable(struct ktest *t)
  * a hold from another site differs; the stack starts at the hold's own site and
  * goes on with its callers (this function's caller, the suite runner). */
 static __attribute__((noinline)) void
-hold_here(struct net_device *dev, struct dev_tracker *tr)
+hold_here(struct net_device *dev, struct ref_tracker *tr)
 {
 	dev_hold_track(dev, tr, "ktest");
 }
@@ -607,15 +607,15 @@ static void
 hold_stacks_grouped(struct ktest *t)
 {
 	struct net_device *dev = alloc_netdev(0, "ktst%d");
-	struct dev_tracker ab[2], c;
-	struct dev_tracker *a = &ab[0], *b = &ab[1];
+	struct ref_tracker ab[2], c;
+	struct ref_tracker *a = &ab[0], *b = &ab[1];
 	volatile int two = 2; /* a loop the compiler cannot unroll */
 	const uintptr_t *f;
 	struct sym_info si;
 	int n;
 
 	KASSERT_TRUE(t, dev != NULL);
-	dev->track = 2;
+	dev->holders.level = 2;
 	for (int i = 0; i < two; i++) /* one call site, one stack */
 		hold_here(dev, &ab[i]);
 	dev_hold_track(dev, &c, "ktest");
@@ -647,7 +647,7 @@ hold_stacks_grouped(struct ktest *t)
  * interrupt's entry, not in whatever code the interrupt hit, so the same
  * hold site gives the same stack however often it runs. */
 static struct net_device *irq_dev;
-static struct dev_tracker irq_tr;
+static struct ref_tracker irq_tr;
 static volatile bool irq_held;
 
 static void
@@ -668,7 +668,7 @@ irq_stack_ends_at_entry(struct ktest *t)
 
 	irq_dev = alloc_netdev(0, "ktst%d");
 	KASSERT_TRUE(t, irq_dev != NULL);
-	irq_dev->track = 2;
+	irq_dev->holders.level = 2;
 	irq_held = false;
 	timer_init(&tm, hold_in_irq, NULL);
 	timer_add(&tm, now_ms() + 1);
@@ -688,21 +688,21 @@ static void
 double_release_reported(struct ktest *t)
 {
 	struct net_device *dev = alloc_netdev(0, "ktst%d");
-	struct dev_tracker a, other;
-	unsigned before = netdev_double_releases;
+	struct ref_tracker a, other;
+	unsigned before = ref_tracker_double_releases;
 
 	KASSERT_TRUE(t, dev != NULL);
-	dev->track = 2;
+	dev->holders.level = 2;
 	dev_hold_track(dev, &a, "ktest");
 	dev_hold_track(dev, &other, "ktest-other");
 	dev_put_track(dev, &a);
 	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1);
 	dev_put_track(dev, &a);
-	KEXPECT_EQ(t, netdev_double_releases, before + 1);
+	KEXPECT_EQ(t, ref_tracker_double_releases, before + 1);
 	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1); /* other's, still */
 	dev_put_track(dev, &other);
 	KEXPECT_EQ(t, netdev_refcnt_read(dev), 0);
-	KEXPECT_EQ(t, netdev_double_releases, before + 1);
+	KEXPECT_EQ(t, ref_tracker_double_releases, before + 1);
 	free_netdev(dev);
 }
 

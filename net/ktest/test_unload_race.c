@@ -113,7 +113,7 @@ concurrent_rmmod_frees_once(struct ktest *t)
 
 /* netsim loaded, nsim0 held by the test: what rmmod will wait for. */
 static struct net_device *
-netsim_held(struct ktest *t, struct dev_tracker *tr)
+netsim_held(struct ktest *t, struct ref_tracker *tr)
 {
 	struct net_device *dev;
 
@@ -133,7 +133,7 @@ netsim_held(struct ktest *t, struct dev_tracker *tr)
 static void
 rollback_resumes_before_live(struct ktest *t)
 {
-	struct dev_tracker tr;
+	struct ref_tracker tr;
 	struct net_device *dev = netsim_held(t, &tr);
 	struct module *mod = find_loaded("netsim");
 	struct kt_async *a;
@@ -171,7 +171,7 @@ rollback_resumes_before_live(struct ktest *t)
 static void
 nowait_rmmod_never_waits(struct ktest *t)
 {
-	struct dev_tracker tr, late;
+	struct ref_tracker tr, late;
 	struct net_device *dev = netsim_held(t, &tr), *d;
 	struct module *mod = find_loaded("netsim");
 	struct kt_async *a;
