@@ -26,7 +26,7 @@ int
 drain_wait(const struct drain *d)
 {
 	uint64_t start = now_ms(), next = start + 1000;
-	bool noted = wait_note("drain", d->what, d->name, NULL);
+	bool noted = wait_note("drain", d->what, d->name, NULL), waited = false;
 	int r = 0;
 
 	__atomic_add_fetch(&drain_waiters, 1, __ATOMIC_SEQ_CST);
@@ -36,6 +36,10 @@ drain_wait(const struct drain *d)
 
 		if (d->done(d->arg))
 			break;
+		if (!waited) {
+			current->drain_waits++;
+			waited = true;
+		}
 		now = now_ms();
 		if (now >= next) {
 			if (d->report != NULL)

@@ -66,6 +66,9 @@ struct thread {
 	bool ctl;
 	bool ctl_redecide; /* got the token by waking first */
 	int ctl_id, ctl_prio;
+	/* drain_waits that did not end at their first look: a caller that
+	 * must never wait (rmmod -n) can tell that it did */
+	unsigned drain_waits;
 	/* Ranked locks held, sorted by rank (kernel/lockorder.h). */
 	struct {
 		const char *name;

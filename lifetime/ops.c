@@ -367,8 +367,14 @@ op_rmmod_n(struct lt_worker *w, uint32_t arg)
 {
 	const char *name = mod_of(w, arg);
 	bool live = pinned_live(name);
+	unsigned waits = current->drain_waits;
 	int r = module_unload(name, RMMOD_NOWAIT | RMMOD_QUIET);
 
+	/* rmmod -n never waits: a module busy after its quiesce hook is
+	 * left LIVE; one that waited for a reference somewhere (a
+	 * driver's unregister_netdev) let one be taken after its check */
+	if (current->drain_waits != waits && w->verdict == NULL)
+		w->verdict = "rmmod -n waited for a reference";
 	if (r == 0)
 		lt_count_cycle(w, arg, false);
 	return pinned_check(w, live, r);
