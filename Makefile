@@ -1,5 +1,5 @@
-# modref top-level build.  `make help` lists the targets; docs/building.md
-# explains the layout of build/.
+# modref top-level build.  `make help` lists the targets; README.md
+# says what goes where in build/.
 #
 # Variables a user may set on the command line (see README):
 #   SMP=N  MEM=128M  NIC=e1000|virtio|both|none  CMDLINE='k=v ..'
@@ -27,7 +27,7 @@ TESTS   ?=
 # Tuned generic, not for the Pentium Pro: the instructions are i686's
 # either way, but its tuning spells a 16-bit byte swap (every header
 # field) as shifts and an or instead of one rotate, and TCG runs each
-# instruction it is given (docs/bench.md, session 11: 108 fewer per UDP
+# instruction it is given (docs/bench.md: 108 fewer per UDP
 # echo in the stack's own code).
 KCFLAGS := -std=c11 -m32 -march=i686 -mtune=generic -ffreestanding -fno-pie -fno-pic \
 	-fno-stack-protector -fno-omit-frame-pointer -fno-strict-aliasing \
@@ -137,7 +137,13 @@ $(HOSTBIN)/layercheck: scripts/layercheck.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
 
-host: $(HOSTBIN)/mkksyms $(HOSTBIN)/mkinitrd $(HOSTBIN)/layercheck
+# Every file a comment or doc names exists (tests/scenarios/pathcheck.scn).
+$(HOSTBIN)/pathcheck: scripts/pathcheck.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
+
+host: $(HOSTBIN)/mkksyms $(HOSTBIN)/mkinitrd $(HOSTBIN)/layercheck \
+      $(HOSTBIN)/pathcheck
 
 # tshark audits every capture; iproute2 and iputils-ping serve the tap
 # backend's network namespaces (docs/harness.md).

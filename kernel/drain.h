@@ -1,7 +1,8 @@
 /*
  * Drain: wait until a condition holds, telling the console once a second
  * what is still in the way.  rmmod waits for a module's references
- * (modloader/unload.c), unregister_netdev for a device's (net/dev.c).
+ * (modloader/unload.c), unregister_netdev for a device's
+ * (net/core/unregister.c).
  *
  *   drain_wait(&d)   calls d.done(d.arg) until it returns true (0) or,
  *                    if d.interruptible, Ctrl-C arrives (-EINTR).  d.report

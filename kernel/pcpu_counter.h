@@ -28,7 +28,7 @@
  *                            (stop_machine), for a counter still live
  *
  * Used by module references (modloader/refcount.c, modref=percpu) and
- * device references (net/dev_refcnt.c, devref=percpu).
+ * device references (net/core/dev_refcnt.c, devref=percpu).
  */
 #ifndef KERNEL_PCPU_COUNTER_H
 #define KERNEL_PCPU_COUNTER_H

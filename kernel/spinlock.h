@@ -51,7 +51,7 @@ this_cpu_id(void)
 }
 
 /* True if the calling CPU holds the lock (for assertions).  In line:
- * assertions of it sit on the packet path (docs/bench.md, session 12). */
+ * assertions of it sit on the packet path (docs/bench.md). */
 static inline bool
 spin_held(const spinlock_t *l)
 {

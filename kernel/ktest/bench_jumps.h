@@ -2,7 +2,7 @@
  * bench jumps: what a call, a return and a jump to another page cost
  * the CPU modref runs on, against straight-line instructions (under
  * QEMU's TCG, the run-time lookup of a target it could not chain:
- * docs/bench.md, "Session 12").
+ * docs/bench.md).
  */
 #ifndef KERNEL_KTEST_BENCH_JUMPS_H
 #define KERNEL_KTEST_BENCH_JUMPS_H

@@ -247,7 +247,7 @@ unload_check_races_getters(struct ktest *t)
 	kfree(mod);
 }
 
-/* Each CPU's counter in a cache line of its own (issue 11), in a module
+/* Each CPU's counter in a cache line of its own, in a module
  * record as the loader places it (the first page of the module's area,
  * so page-aligned; a kzalloc'd fake stands in for the offsets). */
 static void

@@ -46,7 +46,7 @@ static struct timer park_timer;
 static DEFINE_WAITQ(napi_wq);
 static struct thread *net_rx_thread;
 
-/* 50, not session 9's 200: side by side in session 10 (docs/bench.md),
+/* 50, not 200: measured side by side (docs/bench.md),
  * 200 let a spinning vCPU take a host core from QEMU's main loop often
  * enough to cost virtio-net host -> guest rounds 15-25%; 50 kept the
  * e1000 figure. */

@@ -54,7 +54,7 @@ int cmd_bench_bounce(const struct args *a);
 /* dev.c */
 void netdev_run_destructor(struct net_device *dev);
 void call_netdevice_notifiers(unsigned long event, struct net_device *dev);
-/* The steps of unregister_netdev, for unload.c (rtnl held). */
+/* The steps of unregister_netdev, for driver_unload.c (rtnl held). */
 /* begin: the calling thread owns the unregister from here on (it alone
  * finishes it); by_rmmod: rmmod's quiesce, which resume may roll back. */
 void netdev_unregister_begin(struct net_device *dev, bool by_rmmod);

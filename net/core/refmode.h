@@ -1,7 +1,7 @@
 /*
  * refmode=: the device reference strategy, one ops table per mode, chosen
  * once at boot (like modref= chooses module_refops).  The device core
- * (dev.c, dev_refcnt.c, unload.c) calls through netdev_refops and never
+ * (dev.c, dev_refcnt.c, driver_unload.c) calls through netdev_refops and never
  * asks which mode it is in; each mode is one file:
  *
  *   refmode_wait.c    (default) unregister waits for the references

@@ -12,7 +12,7 @@
  *   release               drops the base: the destructor runs right
  *                         there, in the unregistering thread, while the
  *                         driver module is certainly still loaded
- *   rmmod of a driver     waits for its devices' counts (net/unload.c)
+ *   rmmod of a driver     waits for its devices' counts (net/core/driver_unload.c)
  *
  * The cost: an unregister can wait forever for a leaked reference; the
  * benefit: no destructor ever runs after its module is gone.

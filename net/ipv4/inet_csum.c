@@ -19,8 +19,8 @@ ld32(const uint8_t *p)
  * sum (2^16 and 2^32 are both 1 mod 0xffff), in 64 bits (the carries
  * counted apart, inet_csum_acc32), which 2^32 words cannot overflow:
  * an add and an add-with-carry of zero per word on i686, eight words a
- * loop step.  Timed under TCG in the guest, side by side (session 10,
- * a 64-bit accumulator then, 3.5 instructions a word where this is 2):
+ * loop step.  Timed under TCG in the guest, side by side (against
+ * a 64-bit accumulator, 3.5 instructions a word where this is 2):
  * 20 bytes (an IPv4 header) 52 ns, 72 (a small datagram) 78, 1480 (a
  * full segment) 690, against 72 / 107 / 860 ns for the sums of 16-bit
  * halves in two 32-bit registers that it replaced, and 42 / 76 / 1100

@@ -49,7 +49,7 @@ inet_csum_fold16(uint64_t sum)
  * add-with-carry of zero: two instructions a word and no branch, where
  * GCC made 3.5 of a 64-bit accumulator, spilled the IPv4 header's to the
  * stack, and turned this comparison into a branch a word
- * (docs/bench.md, session 11).  Elsewhere (the host tests) in C.
+ * (docs/bench.md).  Elsewhere (the host tests) in C.
  */
 static inline __attribute__((always_inline)) void
 inet_csum_acc32(uint32_t *s, uint32_t *carries, uint32_t w)
@@ -68,7 +68,7 @@ inet_csum_acc32(uint32_t *s, uint32_t *carries, uint32_t w)
 /* Folds the carries of a partial sum and complements it: the value to
  * store, in host order, in the checksum field.  Inline, as is the
  * pseudo-header's sum: a few adds, on every packet, that cost less than
- * the call did (docs/bench.md, session 10). */
+ * the call did (docs/bench.md). */
 static inline uint16_t
 inet_csum_fold(uint32_t sum)
 {

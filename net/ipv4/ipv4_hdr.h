@@ -112,7 +112,7 @@ ipv4_read_fixed(const uint8_t *p, struct ipv4_info *out)
  * out is filled as far as the header could be read, so a caller may
  * still log addresses of a packet it drops.  Inline, as ipv4_build: the
  * receive path then keeps the fields it reads in registers, with no call
- * and return (docs/bench.md, session 12).
+ * and return (docs/bench.md).
  */
 static inline enum net_drop
 ipv4_parse(const uint8_t *p, size_t len, struct ipv4_info *out)
@@ -159,7 +159,7 @@ ipv4_parse(const uint8_t *p, size_t len, struct ipv4_info *out)
  * are computed) and fills in the checksum.  Returns IPV4_HLEN, -ENOSPC,
  * or -EINVAL (payload too large for the 16-bit total length).  Inline:
  * every packet sent builds one, and its caller's h need not be written
- * out for a call (docs/bench.md, session 10).
+ * out for a call (docs/bench.md).
  */
 static inline int
 ipv4_build(uint8_t *buf, size_t cap, const struct ipv4_info *h,

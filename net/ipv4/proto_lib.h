@@ -40,8 +40,8 @@
  * within a page and looks any other up at run time, each lookup
  * costing as much as 10 to 30 register adds (`bench jumps`); on
  * hardware the same grouping spares instruction-cache lines and TLB
- * entries.  Only functions that stay out of line need it (docs/bench.md,
- * session 12).
+ * entries.  Only functions that stay out of line need it
+ * (docs/bench.md).
  */
 #if __STDC_HOSTED__
 #define PACKET_RX

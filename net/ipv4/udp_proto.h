@@ -39,7 +39,7 @@ struct udp_dgram {
  *   UDP_BAD_PORT      destination port 0 (reserved; source 0 is allowed,
  *                     RFC 768 "Source Port ... optional")
  * In line, as ipv4_parse: udp_rcv is its one caller on the receive
- * path (docs/bench.md, session 12).
+ * path (docs/bench.md).
  */
 static inline enum net_drop
 udp_parse(const uint8_t *p, size_t len, uint32_t src, uint32_t dst,
@@ -85,7 +85,7 @@ enum udp_sum { UDP_SUM_PAYLOAD, UDP_SUM_PARTIAL, UDP_SUM_GIVEN };
  * (UDP_SUM_GIVEN, udp_build_presummed), or left to a device with the
  * pseudo-header's sum in the field (UDP_SUM_PARTIAL, udp_build_partial).
  * In line in each, with how a constant; the two a reply is built with
- * are in line in the sender too (docs/bench.md, session 12). */
+ * are in line in the sender too (docs/bench.md). */
 static inline __attribute__((always_inline)) int
 udp_build_how(uint8_t *buf, size_t cap, uint32_t src, uint32_t dst,
               uint16_t sport, uint16_t dport, const uint8_t *payload,

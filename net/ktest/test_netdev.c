@@ -290,7 +290,7 @@ refcount_atomic(struct ktest *t)
 	count_on_cpus(t, false);
 }
 
-/* Each CPU's counter in a cache line of its own (issue 11): no two slots
+/* Each CPU's counter in a cache line of its own: no two slots
  * of a real device share a line, so CPUs counting on their own slots do
  * not bounce one line between them. */
 static void

@@ -1,6 +1,6 @@
 /*
  * Suite "netdev_race": device unregistration racing a second lifetime
- * operation (issue 10, races 2, 4 and 5).  A fake driver built into the
+ * operation (docs/testing.md, "Race points").  A fake driver built into the
  * kernel, owned by a fake module record so that the rmmod hooks of
  * net/core/driver_unload.c can be run on it by hand: GOING, quiesce, can_unload,
  * resume.  The scenario tests/scenarios/races-netdev.scn runs it with

@@ -41,7 +41,7 @@ bench_free_port(int type)
  * four bytes), skipping echoes of earlier ones: 1 if it came, 0 if not.
  * A one-at-a-time loop that counted any answer would count the late
  * answers of a warm-up's unanswered datagrams too, and run with several
- * in flight (benchlinux did, until session 8).
+ * in flight (benchlinux once did).
  */
 static inline int
 bench_udp_answer(int fd, uint32_t seq, int ms)

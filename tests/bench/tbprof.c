@@ -52,7 +52,7 @@
  * target is known, but looks an indirect target up at run time, and a
  * target on another page than the jumping block too (QEMU chains only
  * within a page).  Each such lookup costs as much as 10 to 30 register
- * adds (`bench jumps`, docs/bench.md, session 12); "tbprof: lookups:"
+ * adds (`bench jumps`, docs/bench.md); "tbprof: lookups:"
  * gives them per function (its blocks ending in one, or entered from
  * another page).
  */

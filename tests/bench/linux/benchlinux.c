@@ -280,7 +280,7 @@ guest_type(struct guest *g, const char *cmd, int wait)
  * sends every 200 ms) were answered late, and each later send then
  * collected one of those: five or so in flight instead of one, which
  * gave a Linux guest on e1000 18,000-21,000 "round trips" a second
- * against 3,000 counted one at a time (session 8).
+ * against 3,000 counted one at a time.
  */
 static double
 udp_echo(int port, int secs, double *lost)
