@@ -37,6 +37,7 @@
 #include <kernel/pcpu_counter.h>
 #include <kernel/list.h>
 #include <kernel/ref_tracker.h>
+#include <kernel/refcount.h>
 
 #define MODULE_NAME_LEN 32
 
@@ -98,7 +99,7 @@ struct module {
 
 	/* References: the implementation is chosen at load time. */
 	const struct module_refops *refops;
-	volatile int refcnt;          /* atomic: bias + references */
+	refcount_t refcnt;            /* atomic: bias + references */
 	struct pcpu_counter pcpu_ref; /* percpu: per-CPU deltas */
 	volatile int underflows;      /* module_put below zero */
 	volatile int bad_gets;        /* __module_get without a reference */

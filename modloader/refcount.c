@@ -26,6 +26,7 @@
 #include <kernel/panic.h>
 #include <kernel/pcpu_counter.h>
 #include <kernel/rcu.h>
+#include <kernel/refcount.h>
 #include <kernel/sched.h>
 #include <kernel/smp.h>
 #include <kernel/spinlock.h>
@@ -95,6 +96,9 @@ pcpu_put(struct module *mod)
 		}
 	}
 	local_irq_restore(f);
+	if (!ok) /* the atomic mode's report, for the per-CPU sum */
+		refcount_report(mod->name,
+		                "decrement below zero: put one too many", -1);
 	return ok;
 }
 
@@ -134,49 +138,36 @@ const struct module_refops module_refops_percpu = {
 static void
 atomic_init(struct module *mod)
 {
-	__atomic_store_n(&mod->refcnt, REF_BIAS, __ATOMIC_SEQ_CST);
+	refcount_set(&mod->refcnt, REF_BIAS);
 }
 
 static bool
 atomic_try_get(struct module *mod)
 {
-	int old;
-
 	if (READ_ONCE(mod->state) != MODULE_STATE_LIVE)
 		return false;
-	/* Increment unless zero: zero means the unload check has won. */
-	old = __atomic_load_n(&mod->refcnt, __ATOMIC_RELAXED);
-	do {
-		if (old == 0)
-			return false;
-	} while (!__atomic_compare_exchange_n(&mod->refcnt, &old, old + 1,
-	                                      false, __ATOMIC_SEQ_CST,
-	                                      __ATOMIC_RELAXED));
-	return true;
+	/* Not from zero: zero means the unload check has won. */
+	return refcount_inc_not_zero(&mod->refcnt, mod->name);
 }
 
 static void
 atomic_get(struct module *mod)
 {
-	__atomic_add_fetch(&mod->refcnt, 1, __ATOMIC_SEQ_CST);
+	refcount_inc(&mod->refcnt, mod->name);
 }
 
+/* The bias is only ever taken away when no reference is left, so
+ * dropping it is always one put too many (reported, not done). */
 static bool
 atomic_put(struct module *mod)
 {
-	/* The bias is only ever taken away when no reference is left, so
-	 * dropping below it is always one put too many. */
-	if (__atomic_sub_fetch(&mod->refcnt, 1, __ATOMIC_SEQ_CST) < REF_BIAS) {
-		__atomic_add_fetch(&mod->refcnt, 1, __ATOMIC_SEQ_CST);
-		return false;
-	}
-	return true;
+	return refcount_dec_not_one(&mod->refcnt, mod->name);
 }
 
 static int
 atomic_count(struct module *mod)
 {
-	int v = READ_ONCE(mod->refcnt);
+	int v = refcount_read(&mod->refcnt);
 
 	return v > 0 ? v - REF_BIAS : 0;
 }
@@ -184,12 +175,7 @@ atomic_count(struct module *mod)
 static int
 atomic_try_release(struct module *mod)
 {
-	int expect = REF_BIAS;
-
-	return __atomic_compare_exchange_n(&mod->refcnt, &expect, 0, false,
-	                                   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)
-	           ? 0
-	           : -EBUSY;
+	return refcount_dec_if_one(&mod->refcnt) ? 0 : -EBUSY;
 }
 
 const struct module_refops module_refops_atomic = {
@@ -232,13 +218,8 @@ module_put_real(struct module *mod)
 	/* A reader section: the put may let rmmod free the module on
 	 * another CPU, and we still read mod below (Linux does the same). */
 	rcu_read_lock();
-	if (!mod->refops->put(mod)) {
+	if (!mod->refops->put(mod)) /* reported by the count; ignored */
 		__atomic_add_fetch(&mod->underflows, 1, __ATOMIC_RELAXED);
-		pr_err("module: %s: module_put underflow: no reference held "
-		       "(put ignored)\n",
-		       mod->name);
-		backtrace();
-	}
 	drain_kick(); /* rmmod may be waiting for this put */
 	rcu_read_unlock();
 }

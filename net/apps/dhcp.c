@@ -17,6 +17,7 @@
 #include "net/ipv4/inet.h"
 #include "net/apps/dhcp_fsm.h"
 #include "net/ipv4/ipv4_hdr.h"
+#include <kernel/refcount.h>
 #include <kernel/errno.h>
 #include <kernel/kmalloc.h>
 #include <kernel/mutex.h>
@@ -36,7 +37,7 @@ struct dhcp_if {
 	int ifindex;
 	struct dhcp_client c;
 	struct socket *sk;
-	int refcnt; /* the thread and each waiting command */
+	refcount_t refcnt; /* the thread and each waiting command */
 	volatile bool bound, done;
 	volatile bool stop;     /* `dhcp -x`: the thread gives up the lease */
 	volatile int apply_err; /* the last lease could not be set */
@@ -53,7 +54,7 @@ static void
 dhcp_put(struct dhcp_if *d)
 {
 	uint32_t f = spin_lock_irqsave(&dhcp_lock);
-	bool last = --d->refcnt == 0;
+	bool last = refcount_dec_and_test(&d->refcnt, "dhcp client");
 
 	if (last)
 		list_del_init(&d->link);
@@ -207,7 +208,7 @@ dhcp_find_get(int ifindex)
 
 	list_for_each_entry(d, &dhcp_ifs, link) {
 		if (d->ifindex == ifindex && !d->done && !d->stop) {
-			d->refcnt++;
+			refcount_inc(&d->refcnt, "dhcp client");
 			spin_unlock_irqrestore(&dhcp_lock, f);
 			return d;
 		}
@@ -231,7 +232,7 @@ dhcp_create(struct net_device *dev, struct dhcp_if **out, char *msg,
 	}
 	strlcpy(d->name, dev->name, sizeof(d->name));
 	d->ifindex = dev->ifindex;
-	d->refcnt = 2; /* the thread and our caller */
+	refcount_set(&d->refcnt, 2); /* the thread and our caller */
 	waitq_init(&d->wq, "dhcp");
 	dhcp_client_init(&d->c, dev->dev_addr, (uint32_t)rdtsc());
 	r = sock_create(SOCK_DGRAM, IP_PROTO_UDP, &d->sk);

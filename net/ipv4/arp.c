@@ -26,6 +26,7 @@
 #include "net/ipv4/ether_hdr.h"
 #include "net/ipv4/ipv4_hdr.h"
 #include "net/ipv4/neigh_fsm.h"
+#include <kernel/refcount.h>
 #include <kernel/errno.h>
 #include <kernel/invariant.h>
 #include <kernel/kmalloc.h>
@@ -51,7 +52,7 @@ struct neighbour {
 	char ifname[IFNAMSIZ];
 	struct list_head queue; /* skbs waiting for resolution, oldest first */
 	unsigned qlen;
-	int refcnt; /* the table's one while linked, plus users */
+	refcount_t refcnt; /* the table's one while linked, plus users */
 	bool dead;
 };
 
@@ -161,7 +162,7 @@ neigh_kill(struct neighbour *n)
 	queue_drop_all(n, NET_DROP_ARP_UNRESOLVED);
 	dev_put_track(n->dev, &n->tracker);
 	n->dev = NULL;
-	if (--n->refcnt == 0)
+	if (refcount_dec_and_test(&n->refcnt, "neighbour"))
 		neigh_free(n);
 	else
 		neigh_stubs++;
@@ -244,7 +245,7 @@ neigh_create(struct net_device *dev, uint32_t ip, struct neighbour **fresh)
 	n->dev = dev;
 	n->ifindex = dev->ifindex;
 	strlcpy(n->ifname, dev->name, sizeof(n->ifname));
-	n->refcnt = 1;
+	refcount_set(&n->refcnt, 1);
 	list_add_tail_rcu(&n->link, &neigh_table);
 	neigh_n++;
 	return n;
@@ -491,7 +492,7 @@ neigh_lookup_hold(struct net_device *dev, uint32_t ip, bool create)
 	if (n == NULL && create)
 		n = neigh_create(dev, ip, &fresh);
 	if (n != NULL)
-		n->refcnt++;
+		refcount_inc(&n->refcnt, "neighbour");
 	spin_unlock_irqrestore(&neigh_lock, f);
 	kfree(fresh);
 	return n;
@@ -501,7 +502,7 @@ void
 neigh_release(struct neighbour *n)
 {
 	uint32_t f = spin_lock_irqsave(&neigh_lock);
-	bool last = --n->refcnt == 0;
+	bool last = refcount_dec_and_test(&n->refcnt, "neighbour");
 
 	if (last && n->dead)
 		neigh_stubs--;
@@ -536,13 +537,14 @@ arp_sane(char *buf, size_t size)
 
 	list_for_each_entry(n, &neigh_table, link) {
 		count++;
-		if (n->dead || n->dev == NULL || n->refcnt < 1 ||
+		if (n->dead || n->dev == NULL ||
+		    refcount_read(&n->refcnt) < 1 ||
 		    n->ifindex != n->dev->ifindex) {
 			snprintf(buf, size,
 			         "entry on %s: dead %d, dev %p, refcnt %d, "
 			         "ifindex %d",
-			         n->ifname, n->dead, (void *)n->dev, n->refcnt,
-			         n->ifindex);
+			         n->ifname, n->dead, (void *)n->dev,
+			         refcount_read(&n->refcnt), n->ifindex);
 			why = buf;
 			break;
 		}

@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <net/core/netdevice.h>
 #include <net/core/skbuff.h>
+#include <kernel/refcount.h>
 #include <kernel/cpu.h>
 #include <kernel/list.h>
 #include <kernel/waitq.h>
@@ -113,7 +114,7 @@ struct dst_entry {
 	struct list_head link; /* in the cache while not obsolete (RCU) */
 	struct list_head aux;  /* out of it: dst_inuse, or a free list */
 	struct rcu_head rcu;   /* freed a grace period after the last put */
-	volatile int refcnt;   /* users; the cache holds one */
+	refcount_t refcnt;     /* users; the cache holds one */
 	struct net_device *dev;
 	struct ref_tracker tracker;
 	uint32_t daddr, saddr, nexthop;
@@ -290,7 +291,7 @@ struct socket {
 	struct list_head link; /* all sockets, for ss */
 	const struct proto_ops *ops;
 	struct ref_tracker owner_tracker; /* ops->owner's reference */
-	int refcnt;
+	refcount_t refcnt;
 	struct sockaddr_in4 local, remote;
 	bool connected;
 	bool nonblock;

@@ -31,6 +31,7 @@
 #include "net/ipv4/inet.h"
 #include "net/ipv4/ipv4_hdr.h"
 #include "net/ipv4/route_table.h"
+#include <kernel/refcount.h>
 #include <kernel/bootparam.h>
 #include <kernel/errno.h>
 #include <kernel/invariant.h>
@@ -71,7 +72,7 @@ dst_cache_flush_locked(struct list_head *freeq)
 		list_del_rcu(&d->link);
 		dst_cached--;
 		d->obsolete = true;
-		if (--d->refcnt == 0) {
+		if (refcount_dec_and_test(&d->refcnt, "dst")) {
 			list_add_tail(&d->aux, freeq);
 		} else {
 			list_add_tail(&d->aux, &dst_inuse);
@@ -229,7 +230,7 @@ dst_create(uint32_t daddr, int oif, const struct route *r)
 	d->bcast = d->nexthop == IPV4_BROADCAST ||
 	           inet_addr_is_bcast(r->ifindex, d->nexthop);
 	d->saddr = inet_addr_get(r->ifindex, NULL);
-	d->refcnt = 1;
+	refcount_set(&d->refcnt, 1);
 	return d;
 }
 
@@ -271,7 +272,7 @@ ip_route_output(uint32_t daddr, int oif, struct dst_entry **out)
 	f = spin_lock_irqsave(&route_lock);
 	d = dst_cache_find(daddr, oif);
 	if (d != NULL) {
-		d->refcnt++;
+		refcount_inc(&d->refcnt, "dst");
 		spin_unlock_irqrestore(&route_lock, f);
 		*out = d;
 		return 0;
@@ -292,7 +293,7 @@ ip_route_output(uint32_t daddr, int oif, struct dst_entry **out)
 		return -ENETUNREACH;
 	/* Cache it (one reference for the cache, one for the caller). */
 	f = spin_lock_irqsave(&route_lock);
-	fresh->refcnt = 2;
+	refcount_set(&fresh->refcnt, 2);
 	fresh->lastuse = now_ms_coarse();
 	list_add_tail_rcu(&fresh->link, &dst_cache);
 	dst_cached++;
@@ -310,7 +311,7 @@ dst_release(struct dst_entry *d)
 	if (d == NULL)
 		return;
 	f = spin_lock_irqsave(&route_lock);
-	last = --d->refcnt == 0;
+	last = refcount_dec_and_test(&d->refcnt, "dst");
 	if (last) {
 		ASSERT(d->obsolete);
 		list_del_init(&d->aux);
@@ -375,7 +376,8 @@ route_tick(void)
 		/* a reader may have stored a later tick than now */
 		uint64_t last = d->lastuse;
 
-		if (d->refcnt != 1 || last > now || now - last < gc)
+		if (refcount_read(&d->refcnt) != 1 || last > now ||
+		    now - last < gc)
 			continue;
 		list_del_rcu(&d->link);
 		dst_cached--;
@@ -484,10 +486,12 @@ route_sane(char *buf, size_t size)
 	list_for_each_entry(d, &dst_cache, link) {
 		count++;
 		if (why == NULL &&
-		    (d->obsolete || d->refcnt < 1 || d->dev == NULL)) {
+		    (d->obsolete || refcount_read(&d->refcnt) < 1 ||
+		     d->dev == NULL)) {
 			snprintf(buf, size,
 			         "cached dst: obsolete %d, refcnt %d, dev %p",
-			         d->obsolete, d->refcnt, (void *)d->dev);
+			         d->obsolete, refcount_read(&d->refcnt),
+			         (void *)d->dev);
 			why = buf;
 		}
 	}

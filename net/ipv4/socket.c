@@ -18,6 +18,7 @@
  * is non-blocking or MSG_DONTWAIT is given (-EAGAIN).
  */
 #include "net/ipv4/inet.h"
+#include <kernel/refcount.h>
 #include <kernel/errno.h>
 #include <kernel/fault.h>
 #include <kernel/invariant.h>
@@ -91,7 +92,7 @@ sock_create(int type, int protocol, struct socket **out)
 		return -EPROTONOSUPPORT;
 	}
 	sk->ops = ops;
-	sk->refcnt = 1;
+	refcount_set(&sk->refcnt, 1);
 	sk->rcvtimeo_ms = -1;
 	sk->created_ms = now_ms();
 	waitq_init(&sk->wq, "socket");
@@ -355,14 +356,15 @@ sockets_sane(char *buf, size_t size)
 	uint32_t f = spin_lock_irqsave(&sock_lock);
 
 	list_for_each_entry(sk, &sockets, link) {
-		if (sk->ops == NULL || sk->refcnt < 1 ||
+		if (sk->ops == NULL || refcount_read(&sk->refcnt) < 1 ||
 		    (sk->dev != NULL &&
 		     sk->dev->ifindex != sk->bound_ifindex)) {
 			snprintf(buf, size,
 			         "socket %p: ops %p, refcnt %d, dev %p bound "
 			         "to ifindex %d",
-			         (void *)sk, (const void *)sk->ops, sk->refcnt,
-			         (void *)sk->dev, sk->bound_ifindex);
+			         (void *)sk, (const void *)sk->ops,
+			         refcount_read(&sk->refcnt), (void *)sk->dev,
+			         sk->bound_ifindex);
 			why = buf;
 			break;
 		}

@@ -451,7 +451,7 @@ dst_gc_frees_only_unheld_entries(struct ktest *t)
 	/* The idle one goes; in the same pass the held one would have. */
 	KEXPECT_TRUE(t, kt_poll(dst_count_dev(dev) == 1, KT_SOON_MS));
 	KEXPECT_TRUE(t, held->dev == dev && !held->obsolete);
-	KEXPECT_EQ(t, held->refcnt, 2);
+	KEXPECT_EQ(t, refcount_read(&held->refcnt), 2);
 	dst_release(held);
 	KEXPECT_TRUE(t, kt_poll(dst_count_dev(dev) == 0, KT_SOON_MS));
 	KEXPECT_EQ(t, sysctl_set("dst_gc_ms", gc), 0);
@@ -488,7 +488,8 @@ route_skb_holds_device_only(struct ktest *t)
 	KEXPECT_EQ(t, dst_count_dev(dev), 1);
 	KEXPECT_EQ(t, netdev_refcnt_read(dev), base + 3);
 	KASSERT_TRUE(t, ip_route_output(NET_B, 0, &dst) == 0);
-	KEXPECT_EQ(t, dst->refcnt, 2); /* the cache's and ours */
+	KEXPECT_EQ(t, refcount_read(&dst->refcnt),
+	           2); /* the cache's and ours */
 	dst_release(dst);
 	kfree_skb(a);
 	kfree_skb(b);
