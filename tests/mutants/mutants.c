@@ -80,7 +80,7 @@ static int ntests;
 static char probes[MAX_TESTS][FIELD];
 static int nprobes;
 static bool repro = true; /* --no-repro: off */
-#define REDUCED_OPS 10 /* the bar for a reduced reproducer */
+#define REDUCED_OPS 10    /* the bar for a reduced reproducer */
 
 static double
 now_s(void)
@@ -352,8 +352,7 @@ sync_tree(const char *work)
 		path[n] = '\0';
 		n = 0;
 		snprintf(dst, sizeof(dst), "%s/%s", work, path);
-		if (stat(path, &st) != 0 && errno == ENOENT &&
-		    unlink(dst) == 0)
+		if (stat(path, &st) != 0 && errno == ENOENT && unlink(dst) == 0)
 			copied++;
 	}
 	pclose(ls);
