@@ -18,7 +18,12 @@
  * orders it already); a decrement is a release (what this holder did to
  * the object happens before the count drops); the decrement that reaches
  * zero is followed by an acquire fence (the one who frees sees every
- * holder's writes).  Reads are acquire.
+ * holder's writes).  Reads are sequentially consistent, and so is
+ * refcount_inc_full: a try-hold that counts itself in and then checks
+ * the object's state, against an owner that publishes the state and then
+ * reads the count, needs store-to-load order on both sides (either the
+ * owner sees the hold or the holder sees the state).  On x86 neither
+ * costs an instruction more.
  *
  * Counts that are kept per CPU first (modref=percpu, devref=percpu) are
  * kernel/pcpu_counter.h's; these are the one-atomic ones.
@@ -47,7 +52,7 @@ refcount_set(refcount_t *r, int n)
 static inline int
 refcount_read(const refcount_t *r)
 {
-	return __atomic_load_n(&r->n, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&r->n, __ATOMIC_SEQ_CST);
 }
 
 /* Another reference while holding one: never from zero. */
@@ -68,6 +73,22 @@ refcount_inc(refcount_t *r, const char *name)
 			                "after the last put)",
 			                old);
 		}
+	}
+}
+
+/* refcount_inc ordered before the caller's next load (above). */
+static inline void
+refcount_inc_full(refcount_t *r, const char *name)
+{
+	int old = __atomic_fetch_add(&r->n, 1, __ATOMIC_SEQ_CST);
+
+	if (__builtin_expect(old <= 0 || old >= REFCOUNT_SATURATED, 0)) {
+		__atomic_fetch_sub(&r->n, 1, __ATOMIC_RELAXED);
+		refcount_report(name,
+		                old > 0 ? "saturated: leaked for good"
+		                        : "increment from zero or below (a use "
+		                          "after the last put)",
+		                old);
 	}
 }
 

@@ -65,17 +65,18 @@ netdev_refcnt_init(struct net_device *dev)
 static void
 count_add(struct net_device *dev, int delta)
 {
-	if (dev->pcpu_refs) {
+	if (dev->pcpu_refs)
 		pcpu_counter_add(&dev->pcpu_refcnt, delta);
-	} else {
-		__atomic_add_fetch(&dev->refcnt, delta, __ATOMIC_SEQ_CST);
-	}
+	else if (delta > 0) /* ordered before a try-hold's state check */
+		refcount_inc_full(&dev->refcnt, "device");
+	else
+		(void)refcount_dec_return(&dev->refcnt, "device");
 }
 
 int
 netdev_refcnt_read(const struct net_device *dev)
 {
-	int n = __atomic_load_n(&dev->refcnt, __ATOMIC_SEQ_CST);
+	int n = refcount_read(&dev->refcnt);
 
 	if (dev->pcpu_refs)
 		n += pcpu_counter_sum(&dev->pcpu_refcnt);
@@ -98,7 +99,7 @@ netdev_refcnt_settled(struct net_device *dev)
 		pcpu_counter_settle(&dev->pcpu_refcnt);
 		return netdev_refcnt_read(dev);
 	}
-	return __atomic_load_n(&dev->refcnt, __ATOMIC_SEQ_CST) +
+	return refcount_read(&dev->refcnt) +
 	       pcpu_counter_sum_exact(&dev->pcpu_refcnt);
 }
 
@@ -144,7 +145,7 @@ dev_put_track(struct net_device *dev, struct ref_tracker *t)
 	 * the count is down, the device may be freed under us - by another
 	 * CPU's last put, in legacy mode too - unless ours was the last. */
 	struct module *owner = dev->owner;
-	int ifindex = dev->ifindex, n = -1;
+	int n = -1;
 
 	if (!ref_tracker_del(&dev->holders, t,
 	                     (uintptr_t)__builtin_return_address(0),
@@ -153,16 +154,12 @@ dev_put_track(struct net_device *dev, struct ref_tracker *t)
 	if (dev->pcpu_refs) {
 		count_add(dev, -1);
 	} else {
-		n = __atomic_sub_fetch(&dev->refcnt, 1, __ATOMIC_SEQ_CST);
-		if (n < 0) {
-			/* One put too many: whoever reached zero may have
-			 * freed dev already; name it by what we read. */
+		/* one put too many is reported there, reading nothing
+		 * of dev: whoever reached zero may have freed it already,
+		 * and nothing below may read it either */
+		n = refcount_dec_return(&dev->refcnt, "device");
+		if (n < 0)
 			race_point("dev-put-underflow");
-			pr_err("dev_put: device %p (ifindex %d): reference "
-			       "count below zero (%d)\n",
-			       (void *)dev, ifindex, n);
-			backtrace();
-		}
 	}
 	if (netdev_refops->put != NULL)
 		netdev_refops->put(dev, owner, n);

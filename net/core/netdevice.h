@@ -43,6 +43,7 @@
 #include <kernel/pcpu_counter.h>
 #include <kernel/list.h>
 #include <kernel/ref_tracker.h>
+#include <kernel/refcount.h>
 #include <kernel/rcu.h>
 #include <kernel/spinlock.h>
 
@@ -134,8 +135,8 @@ struct net_device {
 	unsigned features; /* NETIF_F_*, set by the driver before register */
 
 	/* References (net/core/dev_refcnt.c). */
-	bool pcpu_refs; /* implementation chosen at alloc_netdev */
-	volatile int refcnt;
+	bool pcpu_refs;    /* implementation chosen at alloc_netdev */
+	refcount_t refcnt; /* the base, and every hold with devref=atomic */
 	struct pcpu_counter pcpu_refcnt; /* one cache line per CPU */
 	/* tracked holders (kernel/ref_tracker.h), at the netdev_track
 	 * level of the device's allocation: 0, 1 site, 2 stacks */

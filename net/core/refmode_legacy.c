@@ -53,7 +53,7 @@ legacy_release(struct net_device *dev)
 	 * reference runs the destructor - maybe on another CPU right after
 	 * our decrement, so dev is not touched after it. */
 	strlcpy(name, dev->name, sizeof(name));
-	n = __atomic_sub_fetch(&dev->refcnt, 1, __ATOMIC_SEQ_CST);
+	n = refcount_dec_return(&dev->refcnt, "device");
 	race_point("netdev-finish-put");
 	if (n == 0) {
 		netdev_run_destructor(dev);

@@ -133,7 +133,7 @@ netdev_wait_allrefs(struct net_device *dev, bool interruptible)
 bool
 netdev_release_base(struct net_device *dev)
 {
-	int n = __atomic_sub_fetch(&dev->refcnt, 1, __ATOMIC_SEQ_CST);
+	int n = refcount_dec_return(&dev->refcnt, "device");
 
 	BUG_ON(n != 0 && !dev->pcpu_refs);
 	netdev_run_destructor(dev);
