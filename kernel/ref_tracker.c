@@ -3,7 +3,6 @@
  * release, the quarantine of released trackers and the holders' report.
  */
 #include <kernel/ref_tracker.h>
-#include <kernel/clock.h>
 #include <kernel/ksyms.h>
 #include <kernel/lockorder.h>
 #include <kernel/printk.h>
@@ -34,38 +33,6 @@ ref_tracker_dir_init(struct ref_tracker_dir *d, int level, const char *what,
 	d->level = (uint8_t)level;
 	d->what = what;
 	d->name = name;
-}
-
-void
-ref_tracker_stamp(const struct ref_tracker_dir *d, struct ref_tracker *t,
-                  const char *tag, uintptr_t caller, uintptr_t frame)
-{
-	t->tag = tag != NULL ? tag : "?";
-	t->caller = caller;
-	t->since = clock_stamp();
-	t->hold_stack = d->level > 1 ? stack_save_from(caller, frame) : 0;
-	t->put_stack = 0;
-	t->state = REF_TRACKER_HELD;
-}
-
-void
-ref_tracker_add(struct ref_tracker_dir *d, struct ref_tracker *t,
-                const char *tag, uintptr_t caller, uintptr_t frame)
-{
-	uint32_t f;
-
-	if (t == NULL) {
-		__atomic_add_fetch(&d->untracked, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	if (d->level == 0) {
-		t->link.next = NULL;
-		return;
-	}
-	ref_tracker_stamp(d, t, tag, caller, frame);
-	f = spin_lock_irqsave(&d->lock);
-	list_add_tail(&t->link, &d->list);
-	spin_unlock_irqrestore(&d->lock, f);
 }
 
 static void
@@ -153,18 +120,24 @@ report_bad_release(struct ref_tracker_dir *d, struct ref_tracker *t,
 	out_capture_resume(c);
 }
 
-bool
-ref_tracker_del(struct ref_tracker_dir *d, struct ref_tracker *t,
-                uintptr_t caller, uintptr_t frame)
+void
+ref_tracker_add_slow(struct ref_tracker_dir *d, struct ref_tracker *t,
+                     const char *tag, uintptr_t caller, uintptr_t frame)
 {
 	uint32_t f;
 
-	if (t == NULL) {
-		__atomic_sub_fetch(&d->untracked, 1, __ATOMIC_RELAXED);
-		return true;
-	}
-	if (d->level == 0)
-		return true;
+	ref_tracker_stamp(d, t, tag, caller, frame);
+	f = spin_lock_irqsave(&d->lock);
+	list_add_tail(&t->link, &d->list);
+	spin_unlock_irqrestore(&d->lock, f);
+}
+
+bool
+ref_tracker_del_slow(struct ref_tracker_dir *d, struct ref_tracker *t,
+                     uintptr_t caller, uintptr_t frame)
+{
+	uint32_t f;
+
 	if (t->state != REF_TRACKER_HELD) {
 		report_bad_release(d, t, caller, frame);
 		return false;

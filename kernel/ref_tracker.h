@@ -25,8 +25,10 @@
 #ifndef KERNEL_REF_TRACKER_H
 #define KERNEL_REF_TRACKER_H
 
+#include <kernel/clock.h>
 #include <kernel/list.h>
 #include <kernel/spinlock.h>
+#include <kernel/stackdepot.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -60,15 +62,52 @@ void ref_tracker_dir_init(struct ref_tracker_dir *d, int level,
                           const char *lockname);
 /* Fill t for a reference taken at caller, whose function's frame is
  * frame (the hold stack starts there). */
-void ref_tracker_stamp(const struct ref_tracker_dir *d, struct ref_tracker *t,
-                       const char *tag, uintptr_t caller, uintptr_t frame);
-/* A reference taken: t listed (t NULL: counted untracked). */
-void ref_tracker_add(struct ref_tracker_dir *d, struct ref_tracker *t,
-                     const char *tag, uintptr_t caller, uintptr_t frame);
+static inline void
+ref_tracker_stamp(const struct ref_tracker_dir *d, struct ref_tracker *t,
+                  const char *tag, uintptr_t caller, uintptr_t frame)
+{
+	t->tag = tag != NULL ? tag : "?";
+	t->caller = caller;
+	t->since = clock_stamp();
+	t->hold_stack = d->level > 1 ? stack_save_from(caller, frame) : 0;
+	t->put_stack = 0;
+	t->state = REF_TRACKER_HELD;
+}
+
+void ref_tracker_add_slow(struct ref_tracker_dir *d, struct ref_tracker *t,
+                          const char *tag, uintptr_t caller, uintptr_t frame);
+bool ref_tracker_del_slow(struct ref_tracker_dir *d, struct ref_tracker *t,
+                          uintptr_t caller, uintptr_t frame);
+
+/* A reference taken: t listed (t NULL: counted untracked).  Inline up
+ * to the list only: an untracked hold pays no call, and the tracked
+ * path stays out of the caller's code (under TCG a longer fast path
+ * costs more than the call: bench devref). */
+static inline void
+ref_tracker_add(struct ref_tracker_dir *d, struct ref_tracker *t,
+                const char *tag, uintptr_t caller, uintptr_t frame)
+{
+	if (t == NULL)
+		__atomic_add_fetch(&d->untracked, 1, __ATOMIC_RELAXED);
+	else if (d->level == 0)
+		t->link.next = NULL;
+	else
+		ref_tracker_add_slow(d, t, tag, caller, frame);
+}
+
 /* A reference released through t (NULL: an untracked one).  false: t
  * does not hold one (reported); the caller must not release. */
-bool ref_tracker_del(struct ref_tracker_dir *d, struct ref_tracker *t,
-                     uintptr_t caller, uintptr_t frame);
+static inline bool
+ref_tracker_del(struct ref_tracker_dir *d, struct ref_tracker *t,
+                uintptr_t caller, uintptr_t frame)
+{
+	if (t == NULL) {
+		__atomic_sub_fetch(&d->untracked, 1, __ATOMIC_RELAXED);
+		return true;
+	}
+	return d->level == 0 || ref_tracker_del_slow(d, t, caller, frame);
+}
+
 /* Each holder, then the holders grouped by signature with their hold
  * stacks; the untracked count. */
 void ref_tracker_print(struct ref_tracker_dir *d, const char *prefix);

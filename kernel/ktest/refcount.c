@@ -59,6 +59,25 @@ inc_from_zero_reported(struct ktest *t)
 	KEXPECT_EQ(t, refcount_reports, before + 1);
 }
 
+/* A count whose base comes later (a device's, before registration):
+ * its first hold is from zero, and that is no use after a put. */
+static void
+full_inc_from_zero_allowed(struct ktest *t)
+{
+	unsigned before = refcount_reports;
+	refcount_t r;
+
+	refcount_set(&r, 0);
+	refcount_inc_full(&r, "ktest");
+	KEXPECT_EQ(t, refcount_read(&r), 1);
+	KEXPECT_EQ(t, refcount_reports, before);
+	KEXPECT_EQ(t, refcount_dec_return(&r, "ktest"), 0);
+	KEXPECT_EQ(t, refcount_dec_return(&r, "ktest"), -1);
+	refcount_inc_full(&r, "ktest"); /* from below zero: reported */
+	KEXPECT_EQ(t, refcount_reports, before + 2);
+	KEXPECT_EQ(t, refcount_read(&r), 0);
+}
+
 static void
 saturated_stays(struct ktest *t)
 {
@@ -133,5 +152,6 @@ two_cpus_end_where_they_began(struct ktest *t)
 
 KTEST_SUITE(refcount, KTEST_CASE(life_of_a_count),
             KTEST_CASE(put_too_many_undone), KTEST_CASE(inc_from_zero_reported),
-            KTEST_CASE(saturated_stays), KTEST_CASE(biased_count),
+            KTEST_CASE(full_inc_from_zero_allowed), KTEST_CASE(saturated_stays),
+            KTEST_CASE(biased_count),
             KTEST_CASE(two_cpus_end_where_they_began));
