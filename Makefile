@@ -169,6 +169,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 -include tests/bench/linux.mk
 include tests/mutants/mutants.mk
 include tests/repro/repro.mk
+include tests/lint/lint.mk
 
 # ---- boot modules: one archive -------------------------------------------------
 # Every module the tree builds (modloader/modules.mk's ALL_MODULES, tcp.ko)

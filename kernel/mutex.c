@@ -28,7 +28,8 @@ try_acquire(struct mutex *m)
 }
 
 /* A trylock cannot deadlock: recorded, not checked. */
-bool
+/* The lock primitives are what the analysis takes on trust. */
+NO_LOCKCHECK bool
 mutex_trylock(struct mutex *m)
 {
 	if (!try_acquire(m))
@@ -45,7 +46,7 @@ check_not_recursive(struct mutex *m)
 		panic("mutex %s: recursive lock by %s", m->name, current->name);
 }
 
-void
+NO_LOCKCHECK void
 mutex_lock(struct mutex *m)
 {
 	bool noted;
@@ -64,7 +65,7 @@ mutex_lock(struct mutex *m)
 		lockorder_push(m->name, m->rank);
 }
 
-int
+NO_LOCKCHECK int
 mutex_lock_interruptible(struct mutex *m)
 {
 	bool noted;
@@ -86,6 +87,12 @@ mutex_lock_interruptible(struct mutex *m)
 }
 
 void
+mutex_assert_held(struct mutex *m)
+{
+	ASSERT(mutex_held(m));
+}
+
+NO_LOCKCHECK void
 mutex_unlock(struct mutex *m)
 {
 	if (m->owner != current)

@@ -11,10 +11,11 @@
 #define KERNEL_MUTEX_H
 
 #include <stdbool.h>
+#include <kernel/lockcheck.h>
 #include <kernel/lockorder.h>
 #include <kernel/waitq.h>
 
-struct mutex {
+struct CAPABILITY("mutex") mutex {
 	struct waitq wq;
 	struct thread *volatile owner;
 	const char *name;
@@ -30,11 +31,14 @@ struct mutex {
 #define DEFINE_MUTEX_RANK(n, r) struct mutex n = MUTEX_INIT_RANK(n, r)
 
 void mutex_init(struct mutex *m, const char *name);
-void mutex_lock(struct mutex *m);
+void mutex_lock(struct mutex *m) ACQUIRE(m);
 /* 0, or -EINTR if Ctrl-C arrived while waiting. */
-int mutex_lock_interruptible(struct mutex *m);
-bool mutex_trylock(struct mutex *m);
-void mutex_unlock(struct mutex *m);
+int mutex_lock_interruptible(struct mutex *m) TRY_ACQUIRE(0, m);
+bool mutex_trylock(struct mutex *m) TRY_ACQUIRE(true, m);
+void mutex_unlock(struct mutex *m) RELEASE(m);
 bool mutex_held(const struct mutex *m);
+/* Panics unless the calling thread holds m; for the lock legends, the
+ * analysis then knows it does (kernel/lockcheck.h). */
+void mutex_assert_held(struct mutex *m) ASSERT_CAPABILITY(m);
 
 #endif

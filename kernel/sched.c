@@ -73,7 +73,10 @@ void for_each_thread(void (*fn)(struct thread *t, void *arg), void *arg)
 	spin_unlock_irqrestore(&threads_lock, f);
 }
 
-bool
+/* The list lock goes to the caller (the hang dump) and back through
+ * thread_list_unlock: a hand-over across a file-private lock, which the
+ * analysis cannot follow. */
+NO_LOCKCHECK bool
 thread_list_trylock(unsigned spin_ms)
 {
 	uint64_t until = now_ms() + spin_ms;
@@ -86,7 +89,7 @@ thread_list_trylock(unsigned spin_ms)
 	return true;
 }
 
-void
+NO_LOCKCHECK void
 thread_list_unlock(void)
 {
 	spin_unlock(&threads_lock);
@@ -203,7 +206,10 @@ free_thread(struct thread *t)
 	kfree(t);
 }
 
-static void
+/* The run queue lock is taken by the thread switched away from and
+ * dropped by the one switched to: across context_switch, which no
+ * analysis of one function can follow. */
+NO_LOCKCHECK static void
 finish_switch(void)
 {
 	struct cpu *c = this_cpu();
@@ -228,7 +234,7 @@ check_stack(struct thread *t)
  * will wake it (a timer, say): it must stay runnable, or it could sleep
  * forever.  It re-enters schedule() itself when it gets there.
  */
-static void
+NO_LOCKCHECK static void
 __schedule(bool preempt)
 {
 	uint32_t f = local_irq_save();

@@ -83,7 +83,14 @@ lock_acquire(spinlock_t *l, uintptr_t pc)
 	c->locks_held++;
 }
 
+/* The lock primitives are what the analysis takes on trust. */
 void
+spin_assert_held(spinlock_t *l)
+{
+	ASSERT(spin_held(l));
+}
+
+NO_LOCKCHECK void
 spin_lock(spinlock_t *l)
 {
 	if (read_eflags() & EFLAGS_IF)
@@ -112,13 +119,13 @@ lock_release(spinlock_t *l)
 	                 : "memory");
 }
 
-void
+NO_LOCKCHECK void
 spin_unlock(spinlock_t *l)
 {
 	lock_release(l);
 }
 
-uint32_t
+NO_LOCKCHECK uint32_t
 spin_lock_irqsave(spinlock_t *l)
 {
 	uint32_t f = local_irq_save();
@@ -127,7 +134,7 @@ spin_lock_irqsave(spinlock_t *l)
 	return f;
 }
 
-void
+NO_LOCKCHECK void
 spin_unlock_irqrestore(spinlock_t *l, uint32_t flags)
 {
 	lock_release(l);
@@ -140,7 +147,7 @@ spin_unlock_irqrestore(spinlock_t *l, uint32_t flags)
  * for spin_lock.  A lock this CPU already holds is busy, not a panic:
  * the dump may interrupt its own CPU's holder.
  */
-bool
+NO_LOCKCHECK bool
 spin_trylock(spinlock_t *l)
 {
 	struct cpu *c = this_cpu();

@@ -11,10 +11,11 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <kernel/lockcheck.h>
 #include <kernel/lockorder.h>
 #include <kernel/x86.h>
 
-typedef struct spinlock {
+typedef struct CAPABILITY("spinlock") spinlock {
 	volatile uint32_t ticket; /* high 16 bits: next, low 16: serving */
 	volatile int owner_cpu;   /* -1 when free */
 	const char *name;
@@ -34,12 +35,12 @@ typedef struct spinlock {
 void spin_init(spinlock_t *l, const char *name);
 /* spin_init with a lock order rank (kernel/lockorder.h). */
 void spin_init_rank(spinlock_t *l, const char *name, int rank);
-void spin_lock(spinlock_t *l);
-void spin_unlock(spinlock_t *l);
+void spin_lock(spinlock_t *l) ACQUIRE(l);
+void spin_unlock(spinlock_t *l) RELEASE(l);
 /* Take the lock only if it is free now (interrupts off); never waits. */
-bool spin_trylock(spinlock_t *l);
-uint32_t spin_lock_irqsave(spinlock_t *l);
-void spin_unlock_irqrestore(spinlock_t *l, uint32_t flags);
+bool spin_trylock(spinlock_t *l) TRY_ACQUIRE(true, l);
+uint32_t spin_lock_irqsave(spinlock_t *l) ACQUIRE(l);
+void spin_unlock_irqrestore(spinlock_t *l, uint32_t flags) RELEASE(l);
 bool spin_is_locked(const spinlock_t *l);
 /* The calling CPU's id in one load: %gs is based at its struct cpu,
  * whose id kernel/cpu.h keeps at offset 4 (and asserts so).  Here, as
@@ -57,6 +58,10 @@ spin_held(const spinlock_t *l)
 {
 	return l->owner_cpu == this_cpu_id();
 }
+
+/* Panics unless this CPU holds l; for the lock legends, the analysis
+ * then knows it does (kernel/lockcheck.h). */
+void spin_assert_held(spinlock_t *l) ASSERT_CAPABILITY(l);
 
 /* Interrupts off, returning the flags to give back; inline, as they
  * bracket every lock and every per-CPU cache access. */

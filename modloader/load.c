@@ -504,7 +504,7 @@ modref_gdb_module_loaded(struct module *mod)
 
 /* Called with module_mutex held; returns with it released. */
 static int
-do_init(struct load_info *li)
+do_init(struct load_info *li) RELEASE(module_mutex)
 {
 	struct module *mod = li->mod;
 	int ret = 0;

@@ -143,7 +143,7 @@ void modref_gdb_module_loaded(struct module *mod);
  * period): its image, its area, its kernel copies. */
 void module_free(struct module *mod);
 /* Unlist, grace period, graveyard, free; module_mutex held, then dropped. */
-void module_teardown_locked(struct module *mod);
+void module_teardown_locked(struct module *mod) RELEASE(module_mutex);
 
 /* graveyard.c */
 void graveyard_add(const struct module *mod);

@@ -180,7 +180,6 @@ wait_released(struct module *mod)
 void
 module_teardown_locked(struct module *mod)
 {
-	ASSERT(mutex_held(&module_mutex));
 	ASSERT(mod->state == MODULE_STATE_GONE);
 	/* Not list_del_init: a lockless reader (module_by_addr) standing
 	 * on the entry must still reach the end of the list. */
@@ -198,11 +197,11 @@ module_teardown_locked(struct module *mod)
  * module to free (the caller tears it down before it drops the mutex),
  * or -errno (reported). */
 static int
-begin(struct module *mod, int flags)
+begin(struct module *mod, int flags) REQUIRES(module_mutex)
 {
 	char why[2 * REASON_MAX];
 
-	ASSERT(mutex_held(&module_mutex));
+	mutex_assert_held(&module_mutex);
 	switch (mod->state) {
 	case MODULE_STATE_GONE:
 		return 1;

@@ -25,7 +25,7 @@
 #include <kernel/string.h>
 #include <kernel/timer.h>
 
-static DEFINE_MUTEX_RANK(rtnl_mutex, LOCK_RANK_RTNL);
+DEFINE_MUTEX_RANK(rtnl_mutex, LOCK_RANK_RTNL);
 LIST_HEAD(netdev_list);
 LIST_HEAD(netdev_unreg_list);
 static LIST_HEAD(notifiers);
@@ -37,6 +37,12 @@ rtnl_lock(void)
 	mutex_lock(&rtnl_mutex);
 }
 EXPORT_SYMBOL(rtnl_lock);
+
+void
+rtnl_assert_held(void)
+{
+	mutex_assert_held(&rtnl_mutex);
+}
 
 void
 rtnl_unlock(void)

@@ -69,8 +69,10 @@ int __dev_close(struct net_device *dev, bool owner_pinned);
 extern struct list_head netdev_list;       /* RCU; changed under rtnl */
 extern struct list_head netdev_unreg_list; /* unregistering, under rtnl */
 bool rtnl_is_locked(void);
+/* Panics unless the caller holds rtnl (ASSERT_RTNL). */
+void rtnl_assert_held(void) ASSERT_CAPABILITY(rtnl_mutex);
 /* The lock contracts of this layer, as assertions. */
-#define ASSERT_RTNL()    ASSERT(rtnl_is_locked())
+#define ASSERT_RTNL()    rtnl_assert_held()
 #define ASSERT_NO_RTNL() ASSERT(!rtnl_is_locked())
 
 /* dev_xmit.c */

@@ -318,8 +318,10 @@ int netdev_hold_timed(struct net_device *dev, unsigned ms, const char *tag);
 int netdev_refs_show(const char *name);
 
 /* The lock over registration and up/down (like Linux's RTNL). */
-void rtnl_lock(void);
-void rtnl_unlock(void);
+/* Named for the lock legends (kernel/lockcheck.h); take it with these. */
+extern struct mutex rtnl_mutex;
+void rtnl_lock(void) ACQUIRE(rtnl_mutex);
+void rtnl_unlock(void) RELEASE(rtnl_mutex);
 
 /* The `ip link` subcommand (net/cmd/cmd_ip.c), called by `ip`. */
 int ip_link_command(int argc, char **argv);

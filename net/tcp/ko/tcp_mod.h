@@ -38,14 +38,14 @@ extern struct waitq tcp_wq; /* blocking callers wait here */
 /* Bumped by every event tcp_wq is woken for (busy polling watches it). */
 extern volatile uint32_t tcp_events;
 
-uint32_t tcp_lock_irqsave(void);
+uint32_t tcp_lock_irqsave(void) ACQUIRE(tcp_lock);
 /* Unlock, then send what the core emitted meanwhile, in order (or leave
  * it to the flush already running).  Lock held. */
-void tcp_unlock_flush(uint32_t flags);
+void tcp_unlock_flush(uint32_t flags) RELEASE(tcp_lock);
 /* Run the clock and the services soon (from any context). */
 void tcp_kick(void);
 /* Apply the MSL sysctl if it changed; lock held. */
-void tcp_sync_config(void);
+void tcp_sync_config(void) REQUIRES(tcp_lock);
 
 /* tcp_sock.c */
 extern struct proto_ops tcp_proto_ops;
