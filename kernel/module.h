@@ -92,10 +92,21 @@ struct module_refops;
  * (and is reported) once the module is gone, like one into its code.
  * Modules see their own as THIS_MODULE and touch only name and state.
  */
+/* Every module state change (modloader/module.c); named here for the
+ * legend below, taken by the loader only. */
+extern struct mutex module_mutex;
+
+/* The legend: which lock guards each field (GUARDED_BY ones checked by
+ * make lint); fields set by the loader before the module is listed and
+ * never changed after are immutable. */
 struct module {
-	char name[MODULE_NAME_LEN];
-	volatile int state;    /* enum module_state */
-	struct list_head list; /* all modules, under module_mutex */
+	char name[MODULE_NAME_LEN]; /* immutable */
+	/* enum module_state: changed under module_mutex, read without it
+	 * (try_module_get's LIVE test, ordered by the count: refcount.c) */
+	volatile int state;
+	/* RCU: all modules; writers hold module_mutex, readers
+	 * (module_by_addr, the hang dump) may not */
+	struct list_head list;
 
 	/* References: the implementation is chosen at load time. */
 	const struct module_refops *refops;
@@ -137,8 +148,9 @@ struct module {
 	char *modinfo; /* "key=value\0" strings */
 	uint32_t modinfo_size;
 
-	struct list_head uses;    /* struct module_use: modules we use */
-	struct list_head used_by; /* struct module_use: modules using us */
+	/* struct module_use: modules we use, and modules using us */
+	struct list_head uses GUARDED_BY(module_mutex);
+	struct list_head used_by GUARDED_BY(module_mutex);
 
 	char file[64]; /* boot module it came from */
 	int init_ret;

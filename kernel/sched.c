@@ -27,7 +27,7 @@
 void context_switch(uint32_t *save_esp, uint32_t new_esp);
 void (*smp_send_reschedule)(int cpu);
 
-static DEFINE_SPINLOCK(threads_lock);
+DEFINE_SPINLOCK(threads_lock);
 static LIST_HEAD(all_threads);
 static int next_tid = 1;
 static int threads_count;
@@ -100,7 +100,7 @@ for_each_thread_locked(void (*fn)(struct thread *t, void *arg), void *arg)
 {
 	struct thread *t;
 
-	ASSERT(spin_held(&threads_lock));
+	spin_assert_held(&threads_lock);
 	list_for_each_entry(t, &all_threads, all_link)
 		fn(t, arg);
 }

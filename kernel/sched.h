@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <kernel/list.h>
 #include <kernel/lockorder.h>
+#include <kernel/spinlock.h>
 
 enum thread_state { T_RUNNING, T_SLEEPING, T_DEAD };
 
@@ -36,40 +37,49 @@ struct thread_wait {
 	uint64_t deadline;
 };
 
+/* Every thread, for ps and the hang dump (sched.c); named here for the
+ * legend below. */
+extern spinlock_t threads_lock;
+
+/* The legend: which lock guards each field (GUARDED_BY ones checked by
+ * make lint).  "rq": the run queue lock of the thread's CPU, cpus[cpu]
+ * .rq.lock, which no annotation can name; "own": written by the thread
+ * itself only, read by others as a snapshot; "immutable": set before
+ * the thread first runs. */
 struct thread {
-	uint32_t esp; /* saved stack pointer while switched out */
-	int tid;
-	char name[24];
-	volatile int state;
-	bool interruptible; /* sleeping in an interruptible wait */
-	bool on_rq;
-	volatile bool sigpending;    /* Ctrl-C delivered, not yet consumed */
-	struct out_capture *capture; /* printk.h: output kept, not printed */
-	struct fault_ctx *fault;     /* fault.h: failures to inject */
-	int cpu;
-	struct list_head rq_link;
-	struct list_head all_link;
-	void *stack; /* lowest address of the stack */
-	void (*fn)(void *);
-	void *arg;
-	uint64_t nr_switches;
-	uint64_t created_ms;
-	uint64_t runtime_ms;
-	unsigned slice_ms;
+	uint32_t esp;       /* rq: saved stack pointer while switched out */
+	int tid;            /* immutable */
+	char name[24];      /* immutable */
+	volatile int state; /* rq (the thread sets T_SLEEPING) */
+	bool interruptible; /* own: in an interruptible wait */
+	bool on_rq;         /* rq */
+	volatile bool sigpending;    /* atomic: Ctrl-C not yet consumed */
+	struct out_capture *capture; /* own: printk.h, output kept */
+	struct fault_ctx *fault;     /* own: fault.h, failures to inject */
+	int cpu;                     /* immutable: threads do not move */
+	struct list_head rq_link;    /* rq */
+	struct list_head all_link GUARDED_BY(threads_lock);
+	void *stack;          /* immutable: lowest address of the stack */
+	void (*fn)(void *);   /* immutable */
+	void *arg;            /* immutable */
+	uint64_t nr_switches; /* rq */
+	uint64_t created_ms;  /* immutable */
+	uint64_t runtime_ms;  /* rq */
+	unsigned slice_ms;    /* rq */
 	/* What the thread sleeps on, for `ps -w` and the hang dump
 	 * (kernel/hangdump.h).  Written by the thread itself around its
 	 * waits, read by others without a lock (a diagnostic: see
 	 * hangdump.c for why that is safe enough). */
 	struct thread_wait wait;
 	/* A member of a controlled run (kernel/schedctl.h): runs only
-	 * while it holds the token. */
+	 * while it holds the token; rq of the controlled CPU. */
 	bool ctl;
 	bool ctl_redecide; /* got the token by waking first */
 	int ctl_id, ctl_prio;
-	/* drain_waits that did not end at their first look: a caller that
-	 * must never wait (rmmod -n) can tell that it did */
+	/* own: drain_waits that did not end at their first look: a caller
+	 * that must never wait (rmmod -n) can tell that it did */
 	unsigned drain_waits;
-	/* Ranked locks held, sorted by rank (kernel/lockorder.h). */
+	/* own: ranked locks held, sorted by rank (kernel/lockorder.h) */
 	struct {
 		const char *name;
 		int rank;

@@ -259,7 +259,7 @@ module_summary(struct module *mod, char *buf, size_t size)
 }
 
 static void
-refs_one(struct module *mod)
+refs_one(struct module *mod) REQUIRES(module_mutex)
 {
 	char users[128], line[MODULE_NAME_LEN + 64];
 

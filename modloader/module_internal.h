@@ -92,7 +92,8 @@ const struct kernel_symbol *module_symbol_find(const char *name,
 int module_add_use(struct module *user, struct module *target);
 void module_drop_uses(struct module *mod);
 /* "a, b" into buf: the modules using mod. */
-void module_used_by(struct module *mod, char *buf, size_t size);
+void module_used_by(struct module *mod, char *buf, size_t size)
+    REQUIRES(module_mutex);
 
 /* A NUL-terminated string of at most max bytes wholly inside mod's
  * image?  (For pointers read out of module tables.) */

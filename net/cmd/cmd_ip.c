@@ -126,7 +126,7 @@ ip_link_command(int argc, char **argv)
 
 /* Registered or being unregistered (those are on their own list). */
 static struct net_device *
-find_any(const char *name)
+find_any(const char *name) REQUIRES(rtnl_mutex)
 {
 	struct net_device *d;
 

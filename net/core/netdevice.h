@@ -119,20 +119,31 @@ struct napi_struct {
  * device sums from csum_start to the end (docs/inet.md). */
 #define NETIF_F_L4_CSUM (1u << 0)
 
+/* Registration, unregister steps, up/down, notifiers (rtnl_lock);
+ * named here for the legend below (kernel/lockcheck.h). */
+extern struct mutex rtnl_mutex;
+
+/* The legend: which lock guards each field (GUARDED_BY ones checked by
+ * make lint).  "immutable": set by the driver or register_netdev before
+ * the device is listed, not changed after; "atomic": the __atomic
+ * builtins or kernel/refcount.h; "RCU": readers under rcu_read_lock,
+ * writers under the lock named. */
 struct net_device {
+	/* set at register (under rtnl); a name is reserved until the
+	 * device is freed, so both are immutable once listed */
 	char name[IFNAMSIZ];
 	int ifindex;
-	uint8_t dev_addr[ETH_ALEN];
-	unsigned mtu;
-	volatile unsigned flags;
-	volatile bool carrier;
-	volatile int reg_state; /* enum netdev_reg_state */
-	const struct net_device_ops *netdev_ops;
-	struct module *owner; /* netdev_ops->owner, copied at register */
-	/* Called once the last reference is gone (see the file comment). */
+	uint8_t dev_addr[ETH_ALEN]; /* immutable */
+	unsigned mtu;               /* immutable */
+	volatile unsigned flags;    /* atomic (IFF_UP changed under rtnl) */
+	volatile bool carrier;      /* atomic: the driver's link state */
+	volatile int reg_state;     /* atomic: enum netdev_reg_state */
+	const struct net_device_ops *netdev_ops; /* immutable */
+	struct module *owner; /* immutable: netdev_ops->owner at register */
+	/* immutable: called once the last reference is gone */
 	void (*destructor)(struct net_device *dev);
-	struct net_device_stats stats;
-	unsigned features; /* NETIF_F_*, set by the driver before register */
+	struct net_device_stats stats; /* the driver's, racy counters */
+	unsigned features; /* immutable: NETIF_F_*, set before register */
 
 	/* References (net/core/dev_refcnt.c). */
 	bool pcpu_refs;    /* implementation chosen at alloc_netdev */
@@ -144,22 +155,28 @@ struct net_device {
 	struct ref_tracker reg_tracker; /* the registration's base ref */
 
 	spinlock_t xmit_lock; /* held around ndo_start_xmit */
-	/* bench bounce (net/core/bounce.c): received UDP goes straight back. */
+	/* bench bounce (net/core/bounce.c): received UDP goes straight
+	 * back; atomic flag, a racy counter */
 	volatile bool bounce;
-	unsigned long bounced;       /* frames bounced since it was turned on */
-	struct list_head dev_list;   /* all registered devices, RCU */
-	struct list_head unreg_link; /* while NETREG_UNREGISTERING */
-	struct list_head napi_list;
-	/* The unregister in progress (rtnl): the thread that began it and
-	 * will finish it, and whether that is rmmod's quiesce (whose resume
-	 * may roll it back, and whose thread finishes it from the exit). */
-	struct thread *unreg_thread;
-	bool unreg_by_rmmod;
-	bool was_up; /* open when an rmmod began (for the rollback) */
-	unsigned long unreg_gp; /* rcu_gp_cookie() when unlisted */
+	unsigned long bounced;
+	/* RCU: all registered devices; writers hold rtnl */
+	struct list_head dev_list;
+	/* while NETREG_UNREGISTERING (netdev_unreg_list) */
+	struct list_head unreg_link GUARDED_BY(rtnl_mutex);
+	struct list_head napi_list; /* napi.c's napi_lock */
+	/* The unregister in progress: the thread that began it and will
+	 * finish it, and whether that is rmmod's quiesce (whose resume may
+	 * roll it back, and whose thread finishes it from the exit). */
+	struct thread *unreg_thread GUARDED_BY(rtnl_mutex);
+	bool unreg_by_rmmod GUARDED_BY(rtnl_mutex);
+	/* open when an rmmod began (for the rollback) */
+	bool was_up GUARDED_BY(rtnl_mutex);
+	/* the unregister's own, one thread: rcu_gp_cookie() when unlisted,
+	 * and its wait's clock */
+	unsigned long unreg_gp;
 	uint64_t unreg_start_ms;
 	uint64_t unreg_next_msg_ms;
-	void *priv;
+	void *priv; /* the driver's */
 };
 
 /* ---- life ---------------------------------------------------------------- */
@@ -318,8 +335,6 @@ int netdev_hold_timed(struct net_device *dev, unsigned ms, const char *tag);
 int netdev_refs_show(const char *name);
 
 /* The lock over registration and up/down (like Linux's RTNL). */
-/* Named for the lock legends (kernel/lockcheck.h); take it with these. */
-extern struct mutex rtnl_mutex;
 void rtnl_lock(void) ACQUIRE(rtnl_mutex);
 void rtnl_unlock(void) RELEASE(rtnl_mutex);
 

@@ -108,6 +108,14 @@ allrefs_report(void *dev, unsigned seconds)
 	rtnl_unlock();
 }
 
+/* Without rtnl: only the thread that began the unregister writes
+ * unreg_thread (under rtnl), so if it says us, it is us. */
+NO_LOCKCHECK static bool
+unregistering_here(const struct net_device *dev)
+{
+	return dev->unreg_thread == current;
+}
+
 /* The unregister wait of the refmodes that wait (net/core/refmode.h). */
 int
 netdev_wait_allrefs(struct net_device *dev, bool interruptible)
@@ -121,7 +129,7 @@ netdev_wait_allrefs(struct net_device *dev, bool interruptible)
 
 	ASSERT_NO_RTNL();
 	ASSERT(dev->reg_state == NETREG_UNREGISTERING &&
-	       dev->unreg_thread == current);
+	       unregistering_here(dev));
 	/* Lookups that found the device before it was unlisted may still
 	 * be taking references: wait for them before we count (no wait if
 	 * a grace period has passed since, e.g. rmmod's can_unload). */

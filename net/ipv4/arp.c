@@ -41,22 +41,29 @@
 
 #define NEIGH_MAX 128
 
-struct neighbour {
-	struct list_head link;  /* in neigh_table while not dead (RCU list) */
-	struct rcu_head rcu;    /* freed a grace period after the last put */
-	seqcount_t seq;         /* e, for arp_output_fast */
-	struct neigh_entry e;   /* changed under neigh_lock and seq */
-	struct net_device *dev; /* held; NULL once dead */
-	struct ref_tracker tracker;
-	int ifindex;
-	char ifname[IFNAMSIZ];
-	struct list_head queue; /* skbs waiting for resolution, oldest first */
-	unsigned qlen;
-	refcount_t refcnt; /* the table's one while linked, plus users */
-	bool dead;
-};
-
 static DEFINE_SPINLOCK_RANK(neigh_lock, LOCK_RANK_NEIGH);
+
+/* The legend: which lock guards each field (kernel/lockcheck.h checks
+ * the GUARDED_BY ones; make lint). */
+struct neighbour {
+	/* RCU: in neigh_table while not dead; writers hold neigh_lock */
+	struct list_head link;
+	struct rcu_head rcu; /* freed a grace period after the last put */
+	/* seq and e: written under neigh_lock inside seq's write section,
+	 * read without a lock through seq (arp_output_fast) */
+	seqcount_t seq;
+	struct neigh_entry e;
+	/* held; NULL once dead (under neigh_lock) */
+	struct net_device *dev GUARDED_BY(neigh_lock);
+	struct ref_tracker tracker; /* dev's: with dev */
+	int ifindex;                /* immutable */
+	char ifname[IFNAMSIZ];      /* immutable */
+	/* skbs waiting for resolution, oldest first */
+	struct list_head queue GUARDED_BY(neigh_lock);
+	unsigned qlen GUARDED_BY(neigh_lock);
+	refcount_t refcnt; /* atomic: the table's one while linked, users */
+	bool dead GUARDED_BY(neigh_lock);
+};
 static LIST_HEAD(neigh_table);
 static unsigned neigh_n, neigh_stubs;
 
@@ -123,7 +130,7 @@ arp_queue_pkt(struct xmit_list *x, struct net_device *dev, uint16_t op,
 
 /* Lock held. */
 static void
-queue_drop_all(struct neighbour *n, enum net_drop why)
+queue_drop_all(struct neighbour *n, enum net_drop why) REQUIRES(neigh_lock)
 {
 	while (!list_empty(&n->queue)) {
 		struct sk_buff *skb =
@@ -142,7 +149,9 @@ neigh_free_rcu(struct rcu_head *h)
 }
 
 /* After a grace period: arp_output_fast may be reading it. */
-static void
+/* The last reference is gone: nobody else can reach n, so its guarded
+ * fields need no lock any more. */
+NO_LOCKCHECK static void
 neigh_free(struct neighbour *n)
 {
 	ASSERT(list_empty(&n->queue)); /* neigh_kill dropped them */
@@ -152,7 +161,7 @@ neigh_free(struct neighbour *n)
 /* Lock held.  Unlink and let go of the device; the entry lives on as a
  * stub while someone holds it. */
 static void
-neigh_kill(struct neighbour *n)
+neigh_kill(struct neighbour *n) REQUIRES(neigh_lock)
 {
 	if (n->dead)
 		return;
@@ -172,7 +181,7 @@ neigh_kill(struct neighbour *n)
  * an output event, or NULL). */
 static void
 neigh_apply(struct neighbour *n, const struct neigh_action *act,
-            struct sk_buff *skb, struct xmit_list *x)
+            struct sk_buff *skb, struct xmit_list *x) REQUIRES(neigh_lock)
 {
 	unsigned f = act->flags;
 
@@ -232,6 +241,7 @@ neigh_find(int ifindex, uint32_t ip)
 /* Lock held; fresh is a preallocated entry (consumed or left). */
 static struct neighbour *
 neigh_create(struct net_device *dev, uint32_t ip, struct neighbour **fresh)
+    REQUIRES(neigh_lock)
 {
 	struct neighbour *n = *fresh;
 
@@ -511,10 +521,12 @@ neigh_release(struct neighbour *n)
 		neigh_free(n);
 }
 
-bool
+/* A snapshot without the lock (the stress's checks): dead never goes
+ * back to false. */
+NO_LOCKCHECK bool
 neigh_is_dead(const struct neighbour *n)
 {
-	return n->dead;
+	return READ_ONCE(n->dead);
 }
 
 void

@@ -107,20 +107,31 @@ bool neigh_is_dead(const struct neighbour *n);
 
 /* ---- routes and the dst cache (route.c) --------------------------------- */
 
+/* The routing table and the dst cache (route.c). */
+extern spinlock_t route_lock;
+
 /* A resolved path: where a packet to daddr goes.  Holds its device
  * ("dst"); after NETDEV_UNREGISTER it points at blackhole_dev, which
- * drops everything, until its last user lets go. */
+ * drops everything, until its last user lets go.  The legend: which
+ * lock guards each field (GUARDED_BY ones checked by make lint). */
 struct dst_entry {
-	struct list_head link; /* in the cache while not obsolete (RCU) */
-	struct list_head aux;  /* out of it: dst_inuse, or a free list */
-	struct rcu_head rcu;   /* freed a grace period after the last put */
-	refcount_t refcnt;     /* users; the cache holds one */
+	/* RCU: in the cache while not obsolete; writers hold route_lock */
+	struct list_head link;
+	/* out of the cache: dst_inuse, or a free list private to the
+	 * thread that unlinked it */
+	struct list_head aux GUARDED_BY(route_lock);
+	struct rcu_head rcu; /* freed a grace period after the last put */
+	refcount_t refcnt;   /* atomic: users; the cache holds one */
+	/* held; swapped for blackhole_dev under route_lock, read without
+	 * it (the one read is as good as the other: both are held) */
 	struct net_device *dev;
-	struct ref_tracker tracker;
-	uint32_t daddr, saddr, nexthop;
-	bool bcast;       /* nexthop is the limited or dev's subnet broadcast */
-	int oif;          /* the lookup key: 0 = any */
-	bool obsolete;    /* out of the cache: look again */
+	struct ref_tracker tracker;     /* dev's: with dev */
+	uint32_t daddr, saddr, nexthop; /* immutable */
+	bool bcast; /* immutable: nexthop is a broadcast address */
+	int oif;    /* immutable: the lookup key, 0 = any */
+	/* set under route_lock, never cleared: a reader without it may
+	 * see false a little longer, and looks again next time */
+	bool obsolete;
 	uint64_t lastuse; /* now_ms_coarse(); stored by lockless readers too */
 };
 extern struct net_device *blackhole_dev;
@@ -287,19 +298,27 @@ struct proto_ops {
 	struct list_head link;
 };
 
+/* The socket list and each socket's bound device (socket.c). */
+extern spinlock_t sock_lock;
+
+/* The legend: which lock guards each field (GUARDED_BY ones checked by
+ * make lint).  The rest belongs to the socket's user, one thread at a
+ * time (the socket calls are not to be made on one socket from two
+ * threads at once), or to its protocol, under the protocol's lock. */
 struct socket {
-	struct list_head link; /* all sockets, for ss */
-	const struct proto_ops *ops;
+	struct list_head link GUARDED_BY(sock_lock); /* all sockets, for ss */
+	const struct proto_ops *ops;                 /* immutable */
 	struct ref_tracker owner_tracker; /* ops->owner's reference */
-	refcount_t refcnt;
+	refcount_t refcnt;                /* atomic */
 	struct sockaddr_in4 local, remote;
 	bool connected;
 	bool nonblock;
 	long rcvtimeo_ms; /* -1: forever */
 	int err;          /* pending error (e.g. -ENODEV) for the next call */
-	/* Bound device: held ("socket") until close or NETDEV_UNREGISTER. */
-	struct net_device *dev;
-	struct ref_tracker dev_tracker;
+	/* Bound device: held ("socket") until close or NETDEV_UNREGISTER,
+	 * which takes it away under sock_lock. */
+	struct net_device *dev GUARDED_BY(sock_lock);
+	struct ref_tracker dev_tracker; /* dev's: with dev */
 	int bound_ifindex;
 	char bound_name[IFNAMSIZ];
 	struct dst_entry *dst; /* connected sockets cache their route */

@@ -50,7 +50,7 @@ static int dst_gc_ms = 10000;
 BOOTPARAM_INT(dst_gc_ms, dst_gc_ms, 100, 600000,
               "ms an unused dst cache entry is kept", 1);
 
-static DEFINE_SPINLOCK(route_lock); /* the table and the cache */
+DEFINE_SPINLOCK(route_lock); /* the table and the cache */
 static struct route route_slots[ROUTE_SLOTS];
 static struct route_table rtable;
 static LIST_HEAD(dst_cache);
@@ -63,11 +63,11 @@ struct net_device *blackhole_dev;
  * still stand on one (ip_route_skb): link keeps its next pointer, and
  * the entry goes on through aux. */
 static void
-dst_cache_flush_locked(struct list_head *freeq)
+dst_cache_flush_locked(struct list_head *freeq) REQUIRES(route_lock)
 {
 	struct dst_entry *d, *tmp;
 
-	ASSERT(spin_held(&route_lock));
+	spin_assert_held(&route_lock);
 	list_for_each_entry_safe(d, tmp, &dst_cache, link) {
 		list_del_rcu(&d->link);
 		dst_cached--;
@@ -96,7 +96,9 @@ dst_free(struct dst_entry *d)
 	call_rcu(&d->rcu, dst_free_rcu);
 }
 
-static void
+/* freeq is private to the caller, which unlinked its entries under
+ * route_lock: no one else can reach them, so aux needs no lock here. */
+NO_LOCKCHECK static void
 dst_free_list(struct list_head *freeq)
 {
 	struct dst_entry *d, *tmp;

@@ -32,7 +32,7 @@
 
 static DEFINE_MUTEX(proto_mutex);
 static LIST_HEAD(protos);
-static DEFINE_SPINLOCK(sock_lock); /* the socket list, sk->dev */
+DEFINE_SPINLOCK(sock_lock); /* the socket list, sk->dev */
 static LIST_HEAD(sockets);
 
 int
