@@ -40,12 +40,19 @@ KLDFLAGS := -m elf_i386 -nostdlib -z noexecstack --no-warn-rwx-segments
 LIBGCC = $(shell $(KCC) -print-libgcc-file-name 2>/dev/null)
 HOSTCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. -MMD -MP
 
-# Every kernel source is found by directory, so adding a file needs no
-# Makefile edit.  Directories are layers: boot, core, then subsystems.
+# The kernel's sources: each folder's objs.mk lists its own (as Kbuild's
+# obj-y), in link order.  The folders are layers: boot, core, then
+# subsystems (docs/design.md).  A source file in one of them that its
+# objs.mk does not list stops the build: nothing is left out unseen.
 KDIRS := boot kernel kernel/ktest modloader modloader/ktest drivers drivers/ktest \
 	net/core net/ipv4 net/apps net/cmd net/ktest net/tcp/resident lifetime \
 	lifetime/ktest
-KSRCS := $(foreach d,$(KDIRS),$(wildcard $(d)/*.c) $(wildcard $(d)/*.S))
+KSRCS :=
+include $(patsubst %,%/objs.mk,$(KDIRS))
+KUNLISTED := $(filter-out $(KSRCS),$(foreach d,$(KDIRS),$(wildcard $(d)/*.c $(d)/*.S)))
+ifneq ($(KUNLISTED),)
+$(error $(firstword $(KUNLISTED)): a kernel source its folder's objs.mk does not list)
+endif
 KOBJS := $(patsubst %,$(BUILD)/k/%.o,$(KSRCS))
 
 KERNEL := $(BUILD)/modref.elf
@@ -154,22 +161,18 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Subsystem fragments add host programs (harness, unit tests, fuzzers) to
 # `host` and register what `make test` runs.
--include tests/harness/harness.mk
--include modloader/host.mk
--include net/tcp/host.mk
--include net/ipv4/host.mk
--include drivers/drivers.mk
--include tests/net/net.mk
--include modloader/modules.mk
--include tests/stress/stress.mk
--include tests/lava/lava.mk
--include tests/initrd/initrd.mk
--include model/model.mk
--include tests/bench/bench.mk
--include tests/bench/linux.mk
-include tests/mutants/mutants.mk
-include tests/repro/repro.mk
-include tests/lint/lint.mk
+include tests/harness/harness.mk
+include modloader/host.mk
+include net/tcp/host.mk
+include net/ipv4/host.mk
+include drivers/drivers.mk
+include tests/net/net.mk
+include modloader/modules.mk
+include tests/stress/stress.mk
+include tests/lava/lava.mk
+include model/model.mk
+include tests/bench/bench.mk
+include tests/bench/linux.mk
 
 # ---- boot modules: one archive -------------------------------------------------
 # Every module the tree builds (modloader/modules.mk's ALL_MODULES, tcp.ko)
@@ -189,37 +192,12 @@ $(INITRD): $(BOOT_MODULES) $(INITRD).list $(HOSTBIN)/mkinitrd
 initrd: $(INITRD)
 all: initrd
 
-# For tests/scenarios/initrd-extra.scn: EXTRA_MODULES of 50 files (copies
-# of hello.ko) through the rule above, in a make of its own; with the
-# tree's modules that is more than the kernel's table holds in one chunk.
-INITRD_EXTRA := $(BUILD)/test/initrd-extra.cpio
-EXTRA50      := $(patsubst %,$(BUILD)/test/extra/x%.ko,\
-	$(shell seq -w 1 50))
-$(BUILD)/test/extra/x%.ko: $(MODOUT)/hello.ko
-	@mkdir -p $(dir $@)
-	@cp $< $@
-ifneq ($(INITRD),$(INITRD_EXTRA))
-$(INITRD_EXTRA): $(EXTRA50) $(BOOT_MODULES) $(HOSTBIN)/mkinitrd FORCE
-	@$(MAKE) -s --no-print-directory INITRD=$@ EXTRA_MODULES='$(EXTRA50)' $@
-endif
-
-# A damaged archive for tests/scenarios/initrd-bad.scn: cut inside the
-# first file's data.
-$(BUILD)/test/initrd-cut.cpio: $(INITRD)
-	@mkdir -p $(dir $@)
-	@head -c 2000 $< > $@
-
-# An archive made by GNU cpio (070702, with checksums) with a directory, a
-# module in it and a symbolic link, for the same scenario.
-$(BUILD)/test/initrd-gnu.cpio: $(MODOUT)/params.ko
-	@rm -rf $(BUILD)/test/gnu-tree && mkdir -p $(BUILD)/test/gnu-tree/lib/modules
-	@cp $< $(BUILD)/test/gnu-tree/lib/modules/
-	@ln -s lib/modules/params.ko $(BUILD)/test/gnu-tree/link
-	@cd $(BUILD)/test/gnu-tree && find . | LC_ALL=C sort | \
-		cpio --quiet -o -H crc > ../initrd-gnu.cpio
-
-INITRD_TESTS := $(INITRD_EXTRA) $(BUILD)/test/initrd-cut.cpio \
-	$(BUILD)/test/initrd-gnu.cpio
+# Test fixtures made from the archive (tests/initrd/initrd.mk); then the
+# fragments whose rules name them.
+include tests/initrd/initrd.mk
+include tests/mutants/mutants.mk
+include tests/repro/repro.mk
+include tests/lint/lint.mk
 
 .PHONY: initrd FORCE
 FORCE:
@@ -251,54 +229,6 @@ debug: deps all
 
 test: deps all iso $(INITRD_TESTS)
 	$(HOSTBIN)/modref-harness test -j $(JOBS) $(if $(TESTS),$(TESTS),tests/scenarios)
-
-# Benchmarks print numbers, they never pass or fail on a time: the
-# scenarios only check that each benchmark ran.  Report with plots:
-# build/bench/report.md (docs/bench.md).  gnuplot is installed here, not
-# by make deps: make test does not need it.
-BENCH_BOOTS ?= 7
-BENCH_TYPED ?= 30
-BENCH_TYPED_MODES := wait/atomic wait/percpu owner/atomic owner/percpu legacy/atomic
-BENCH_UDP_SECS ?= 1.5
-BENCH_UDP_ROUNDS ?= 3
-BENCH_UDP_MODES := wait/atomic wait/percpu owner/atomic pinned/atomic legacy/atomic
-BENCH_TCP_BYTES ?= 16777216
-BENCH_TCP_ROUNDS ?= 3
-# Holder tracking as the figures in docs/bench.md were measured: the tag
-# and call site (netdev_track=1); bench devref measures the stacks (2,
-# the default) on their own.
-BENCH_TRACK := netdev_track=1
-BENCH_TW ?= 16
-bench: deps all $(BENCH_FLOOR)
-	@command -v gnuplot >/dev/null || $(SUDO) apt-get install -y gnuplot-nox
-	@rm -rf $(BUILD)/bench/logs && mkdir -p $(BUILD)/bench/logs
-	$(HOSTBIN)/modref-harness test -j 1 --logs $(BUILD)/bench/logs tests/bench
-	$(HOSTBIN)/bench-boot -n $(BENCH_BOOTS) $(KERNEL) $(BENCH_FLOOR) | tee $(BUILD)/bench/boot.txt
-	@: > $(BUILD)/bench/typed.txt; for m in $(BENCH_TYPED_MODES); do \
-		$(HOSTBIN)/bench-boot -t e1000 -c $(BENCH_TYPED) \
-			-a "netautoload=0 $(BENCH_TRACK) refmode=$${m%%/*} modref=$${m##*/}" \
-			-i $(BUILD)/modules/e1000.ko -e -nic -e user,model=e1000 \
-			$(KERNEL) >> $(BUILD)/bench/typed.txt || exit 1; \
-	done; grep '^bench: typed:' $(BUILD)/bench/typed.txt
-	@: > $(BUILD)/bench/udp.txt; for m in $(BENCH_UDP_MODES); do for d in e1000 virtio_net; do \
-		$(HOSTBIN)/bench-boot -u $(BENCH_UDP_SECS) -n $(BENCH_UDP_ROUNDS) -d $$d \
-			-a "netautoload=0 $(BENCH_TRACK) refmode=$${m%%/*} devref=$${m##*/}" \
-			-i $(BUILD)/modules/e1000.ko,$(BUILD)/modules/virtio_net.ko \
-			$(KERNEL) >> $(BUILD)/bench/udp.txt || exit 1; \
-	done; done; grep '^bench: udp-path' $(BUILD)/bench/udp.txt
-	@$(MAKE) --no-print-directory bench-insns
-	@: > $(BUILD)/bench/tcp.txt; for d in e1000 virtio_net; do \
-		$(HOSTBIN)/bench-boot -T $(BENCH_TCP_BYTES) -n $(BENCH_TCP_ROUNDS) -d $$d -a "netautoload=0 $(BENCH_TRACK)" \
-			-i $(BUILD)/modules/e1000.ko,$(BUILD)/modules/virtio_net.ko,$(BUILD)/modules/tcp.ko \
-			$(KERNEL) >> $(BUILD)/bench/tcp.txt || exit 1; \
-	done; grep '^bench: tcp' $(BUILD)/bench/tcp.txt
-	@: > $(BUILD)/bench/rmmod.txt; for r in wait owner legacy; do for k in 0 4; do \
-		for w in "0 wait" "$(BENCH_TW) wait" "$(BENCH_TW) purge"; do \
-		$(HOSTBIN)/bench-boot -r 500 -k $$k -N 8 -W $${w%% *} \
-			-a "netautoload=0 $(BENCH_TRACK) refmode=$$r tcp_msl_ms=1000 tcp_unload_tw=$${w##* }" \
-			-i $(BUILD)/modules/e1000.ko,$(BUILD)/modules/tcp.ko $(KERNEL) >> $(BUILD)/bench/rmmod.txt || exit 1; \
-	done; done; done; grep '^bench: rmmod-' $(BUILD)/bench/rmmod.txt
-	$(HOSTBIN)/bench-report $(BUILD)/bench
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

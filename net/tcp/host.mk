@@ -67,4 +67,4 @@ tcp-test: $(TCP_HOST_TARGETS)
 	$(HOSTBIN)/tcp-fuzz -max_total_time=15 -artifact_prefix=$(TCP_DIR)/ \
 		$(TCP_DIR)/corpus tests/tcp/corpus
 
--include net/tcp/ko/kmod.mk
+include net/tcp/ko/kmod.mk

@@ -64,3 +64,52 @@ BENCH_AB_BOOTS ?= 4
 bench-ab: deps all
 	tests/bench/udp-ab.sh $(BUILD)/bench-ab $(BENCH_AB_REF) $(BENCH_AB_DEV) $(BENCH_AB_BOOTS)
 .PHONY: bench-ab
+
+# ---- make bench ------------------------------------------------------------
+# Benchmarks print numbers, they never pass or fail on a time: the
+# scenarios only check that each benchmark ran.  Report with plots:
+# build/bench/report.md (docs/bench.md).  gnuplot is installed here, not
+# by make deps: make test does not need it.
+BENCH_BOOTS ?= 7
+BENCH_TYPED ?= 30
+BENCH_TYPED_MODES := wait/atomic wait/percpu owner/atomic owner/percpu legacy/atomic
+BENCH_UDP_SECS ?= 1.5
+BENCH_UDP_ROUNDS ?= 3
+BENCH_UDP_MODES := wait/atomic wait/percpu owner/atomic pinned/atomic legacy/atomic
+BENCH_TCP_BYTES ?= 16777216
+BENCH_TCP_ROUNDS ?= 3
+# Holder tracking as the figures in docs/bench.md were measured: the tag
+# and call site (netdev_track=1); bench devref measures the stacks (2,
+# the default) on their own.
+BENCH_TRACK := netdev_track=1
+BENCH_TW ?= 16
+bench: deps all $(BENCH_FLOOR)
+	@command -v gnuplot >/dev/null || $(SUDO) apt-get install -y gnuplot-nox
+	@rm -rf $(BUILD)/bench/logs && mkdir -p $(BUILD)/bench/logs
+	$(HOSTBIN)/modref-harness test -j 1 --logs $(BUILD)/bench/logs tests/bench
+	$(HOSTBIN)/bench-boot -n $(BENCH_BOOTS) $(KERNEL) $(BENCH_FLOOR) | tee $(BUILD)/bench/boot.txt
+	@: > $(BUILD)/bench/typed.txt; for m in $(BENCH_TYPED_MODES); do \
+		$(HOSTBIN)/bench-boot -t e1000 -c $(BENCH_TYPED) \
+			-a "netautoload=0 $(BENCH_TRACK) refmode=$${m%%/*} modref=$${m##*/}" \
+			-i $(BUILD)/modules/e1000.ko -e -nic -e user,model=e1000 \
+			$(KERNEL) >> $(BUILD)/bench/typed.txt || exit 1; \
+	done; grep '^bench: typed:' $(BUILD)/bench/typed.txt
+	@: > $(BUILD)/bench/udp.txt; for m in $(BENCH_UDP_MODES); do for d in e1000 virtio_net; do \
+		$(HOSTBIN)/bench-boot -u $(BENCH_UDP_SECS) -n $(BENCH_UDP_ROUNDS) -d $$d \
+			-a "netautoload=0 $(BENCH_TRACK) refmode=$${m%%/*} devref=$${m##*/}" \
+			-i $(BUILD)/modules/e1000.ko,$(BUILD)/modules/virtio_net.ko \
+			$(KERNEL) >> $(BUILD)/bench/udp.txt || exit 1; \
+	done; done; grep '^bench: udp-path' $(BUILD)/bench/udp.txt
+	@$(MAKE) --no-print-directory bench-insns
+	@: > $(BUILD)/bench/tcp.txt; for d in e1000 virtio_net; do \
+		$(HOSTBIN)/bench-boot -T $(BENCH_TCP_BYTES) -n $(BENCH_TCP_ROUNDS) -d $$d -a "netautoload=0 $(BENCH_TRACK)" \
+			-i $(BUILD)/modules/e1000.ko,$(BUILD)/modules/virtio_net.ko,$(BUILD)/modules/tcp.ko \
+			$(KERNEL) >> $(BUILD)/bench/tcp.txt || exit 1; \
+	done; grep '^bench: tcp' $(BUILD)/bench/tcp.txt
+	@: > $(BUILD)/bench/rmmod.txt; for r in wait owner legacy; do for k in 0 4; do \
+		for w in "0 wait" "$(BENCH_TW) wait" "$(BENCH_TW) purge"; do \
+		$(HOSTBIN)/bench-boot -r 500 -k $$k -N 8 -W $${w%% *} \
+			-a "netautoload=0 $(BENCH_TRACK) refmode=$$r tcp_msl_ms=1000 tcp_unload_tw=$${w##* }" \
+			-i $(BUILD)/modules/e1000.ko,$(BUILD)/modules/tcp.ko $(KERNEL) >> $(BUILD)/bench/rmmod.txt || exit 1; \
+	done; done; done; grep '^bench: rmmod-' $(BUILD)/bench/rmmod.txt
+	$(HOSTBIN)/bench-report $(BUILD)/bench

@@ -1,5 +1,6 @@
-# Host builds of the cpio newc reader (kernel/newc.c), included by the top
-# Makefile after HOSTBIN and HOSTCC are set:
+# Host builds of the cpio newc reader (kernel/newc.c), and the archives
+# its scenarios need, included by the top Makefile after HOSTBIN, HOSTCC,
+# MODOUT, INITRD and BOOT_MODULES are set:
 #
 #   $(HOSTBIN)/initrd-unittest   KTAP unit tests of reader and writer,
 #                                ASan+UBSan
@@ -33,3 +34,37 @@ $(INITRD_DIR)/corpus/.stamp: $(INITRD)
 
 host: $(HOSTBIN)/initrd-unittest $(HOSTBIN)/initrd-fuzz
 test: $(INITRD_DIR)/corpus/.stamp
+
+# ---- archives for the initrd scenarios (make test builds them) ----------
+# For tests/scenarios/initrd-extra.scn: EXTRA_MODULES of 50 files (copies
+# of hello.ko) through the boot archive's rule (the top Makefile), in a
+# make of its own; with the tree's modules that is more than the
+# kernel's table holds in one chunk.
+INITRD_EXTRA := $(BUILD)/test/initrd-extra.cpio
+EXTRA50      := $(patsubst %,$(BUILD)/test/extra/x%.ko,\
+	$(shell seq -w 1 50))
+$(BUILD)/test/extra/x%.ko: $(MODOUT)/hello.ko
+	@mkdir -p $(dir $@)
+	@cp $< $@
+ifneq ($(INITRD),$(INITRD_EXTRA))
+$(INITRD_EXTRA): $(EXTRA50) $(BOOT_MODULES) $(HOSTBIN)/mkinitrd FORCE
+	@$(MAKE) -s --no-print-directory INITRD=$@ EXTRA_MODULES='$(EXTRA50)' $@
+endif
+
+# A damaged archive for tests/scenarios/initrd-bad.scn: cut inside the
+# first file's data.
+$(BUILD)/test/initrd-cut.cpio: $(INITRD)
+	@mkdir -p $(dir $@)
+	@head -c 2000 $< > $@
+
+# An archive made by GNU cpio (070702, with checksums) with a directory, a
+# module in it and a symbolic link, for the same scenario.
+$(BUILD)/test/initrd-gnu.cpio: $(MODOUT)/params.ko
+	@rm -rf $(BUILD)/test/gnu-tree && mkdir -p $(BUILD)/test/gnu-tree/lib/modules
+	@cp $< $(BUILD)/test/gnu-tree/lib/modules/
+	@ln -s lib/modules/params.ko $(BUILD)/test/gnu-tree/link
+	@cd $(BUILD)/test/gnu-tree && find . | LC_ALL=C sort | \
+		cpio --quiet -o -H crc > ../initrd-gnu.cpio
+
+INITRD_TESTS := $(INITRD_EXTRA) $(BUILD)/test/initrd-cut.cpio \
+	$(BUILD)/test/initrd-gnu.cpio

@@ -1,0 +1,5 @@
+# The kernel's objects from drivers/ktest/ (the top Makefile includes every
+# folder's objs.mk; a source not listed here is a build error).  In
+# link order: the C files, then the assembly.
+KSRCS += \
+	drivers/ktest/test_pci.c
