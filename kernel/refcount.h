@@ -55,49 +55,30 @@ refcount_read(const refcount_t *r)
 	return __atomic_load_n(&r->n, __ATOMIC_SEQ_CST);
 }
 
+/* Out of line: an increment found old out of its range (saturated, or
+ * from zero or below): a saturated count is kept saturated; reported. */
+void refcount_inc_report(refcount_t *r, const char *name, int old);
+
 /* Another reference while holding one: never from zero. */
 static inline void
 refcount_inc(refcount_t *r, const char *name)
 {
 	int old = __atomic_fetch_add(&r->n, 1, __ATOMIC_RELAXED);
 
-	if (__builtin_expect(old <= 0 || old >= REFCOUNT_SATURATED, 0)) {
-		if (old >= REFCOUNT_SATURATED) {
-			__atomic_store_n(&r->n, REFCOUNT_SATURATED,
-			                 __ATOMIC_RELAXED);
-			refcount_report(name, "saturated: leaked for good",
-			                REFCOUNT_SATURATED);
-		} else {
-			refcount_report(name,
-			                "increment from zero or below (a use "
-			                "after the last put)",
-			                old);
-		}
-	}
+	if (__builtin_expect(old <= 0 || old >= REFCOUNT_SATURATED, 0))
+		refcount_inc_report(r, name, old);
 }
 
 /* refcount_inc ordered before the caller's next load (above), for a
  * count whose base comes later than its first holds (a device's: 0
- * until it is registered), so from zero is allowed; below zero or
- * saturated is reported (and a saturated count stays so). */
+ * until it is registered), so from zero is allowed. */
 static inline void
 refcount_inc_full(refcount_t *r, const char *name)
 {
 	int old = __atomic_fetch_add(&r->n, 1, __ATOMIC_SEQ_CST);
 
-	if (__builtin_expect(old < 0 || old >= REFCOUNT_SATURATED, 0)) {
-		if (old >= REFCOUNT_SATURATED) {
-			__atomic_store_n(&r->n, REFCOUNT_SATURATED,
-			                 __ATOMIC_RELAXED);
-			refcount_report(name, "saturated: leaked for good",
-			                REFCOUNT_SATURATED);
-		} else {
-			refcount_report(name,
-			                "increment from below zero (a put one "
-			                "too many before it)",
-			                old);
-		}
-	}
+	if (__builtin_expect(old < 0 || old >= REFCOUNT_SATURATED, 0))
+		refcount_inc_report(r, name, old);
 }
 
 /* A reference unless the count is zero (the object is on its way out):
