@@ -113,19 +113,24 @@ one_op(struct lt_worker *w, uint32_t idx)
 	struct lt_rec rec;
 	unsigned k = run->p.script ? lt_scripts[w->id].op[idx] : pick_op(w);
 	uint32_t arg = run->p.script ? lt_scripts[w->id].arg[idx] : lt_rand(w);
-	bool inject = !run->p.script && lt_below(w, 1000) < run->p.faults;
+	bool inject = run->p.script ? lt_scripts[w->id].fault[idx] != 0
+	                            : lt_below(w, 1000) < run->p.faults;
 	uint64_t t0;
 	int r;
 
 	fc.nth = 1 + lt_below(w, 16);
+	if (run->p.script && inject)
+		fc.nth = lt_scripts[w->id].fault[idx];
 	w->verdict = NULL;
 	if (run->p.oplog) { /* the script: every op that started, the one
 	                     * a failure interrupts too */
 		char a[16];
 
-		kprintf("stress: op w%d #%u %s:0x%x (%s)\n", w->id,
-		        (unsigned)idx, lt_ops[k].name, (unsigned)arg,
-		        lt_arg_name(&lt_ops[k], arg, a, sizeof(a)));
+		kprintf("stress: op w%d #%u %s:0x%x", w->id, (unsigned)idx,
+		        lt_ops[k].name, (unsigned)arg);
+		if (inject) /* the script's OP:ARG:N */
+			kprintf(":%u", (unsigned)fc.nth);
+		kprintf(" (%s)\n", lt_arg_name(&lt_ops[k], arg, a, sizeof(a)));
 	}
 	out_capture_begin(&w->out);
 	if (inject)

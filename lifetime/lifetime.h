@@ -160,6 +160,9 @@ struct lt_script {
 	unsigned n;
 	uint8_t op[LT_SCRIPT_OPS];
 	uint32_t arg[LT_SCRIPT_OPS];
+	/* 0, or the call (1..16) at an injection site that fails: the
+	 * op ran so in the run the script was taken from (faults=) */
+	uint8_t fault[LT_SCRIPT_OPS];
 };
 extern struct lt_script lt_scripts[LT_SCRIPT_WORKERS];
 int lt_script_workers(void); /* the last worker with ops, plus one */

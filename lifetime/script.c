@@ -5,10 +5,13 @@
  * with the argument it had (docs/repro.md).
  *
  *   stress script clear
- *   stress script W OP:ARG [OP:ARG..]   append to worker W's list (ARG:
+ *   stress script W OP:ARG[:N] ..       append to worker W's list (ARG:
  *                                       the op's 32-bit argument, as
  *                                       oplog=1 prints it, 0x... or
- *                                       decimal)
+ *                                       decimal; N: the op runs with its
+ *                                       Nth call at an injection site
+ *                                       failing, 1..16, as faults= ran
+ *                                       it)
  *   stress script                       the lists
  *
  * A run with script=1 has one worker per list up to the last non-empty
@@ -41,25 +44,37 @@ show(void)
 		kprintf("stress: script: empty\n");
 	for (int w = 0; w < n; w++) {
 		kprintf("stress: script: w%d:", w);
-		for (unsigned i = 0; i < lt_scripts[w].n; i++)
+		for (unsigned i = 0; i < lt_scripts[w].n; i++) {
 			kprintf(" %s:0x%x", lt_ops[lt_scripts[w].op[i]].name,
 			        (unsigned)lt_scripts[w].arg[i]);
+			if (lt_scripts[w].fault[i] != 0)
+				kprintf(":%u", lt_scripts[w].fault[i]);
+		}
 		kprintf("\n");
 	}
 }
 
-/* "OP:ARG" into s's next slot; nothing appended on an error. */
+/* "OP:ARG[:N]" into s's next slot; nothing appended on an error. */
 static int
 append(struct lt_script *s, char *item)
 {
-	char *colon = strchr(item, ':');
-	unsigned long arg;
+	char *colon = strchr(item, ':'), *nth;
+	unsigned long arg, fault = 0;
 	int k;
 
 	if (colon == NULL)
 		return cmd_error("stress", -EINVAL,
-		                 "script: '%s': expected OP:ARG", item);
+		                 "script: '%s': expected OP:ARG[:N]", item);
 	*colon = '\0';
+	nth = strchr(colon + 1, ':');
+	if (nth != NULL) {
+		*nth = '\0';
+		if (parse_ulong(nth + 1, &fault) != 0 || fault < 1 ||
+		    fault > 16)
+			return cmd_error(
+			    "stress", -EINVAL,
+			    "script: '%s': the failing call is 1..16", nth + 1);
+	}
 	k = lt_op_find(item);
 	if (k < 0)
 		return cmd_error("stress", -EINVAL, "script: no op '%s'", item);
@@ -73,6 +88,7 @@ append(struct lt_script *s, char *item)
 		                 LT_SCRIPT_OPS);
 	s->op[s->n] = (uint8_t)k;
 	s->arg[s->n] = (uint32_t)arg;
+	s->fault[s->n] = (uint8_t)fault;
 	s->n++;
 	return 0;
 }

@@ -74,6 +74,7 @@ struct op {
 	unsigned idx; /* its number in the worker's ops of the oplog run */
 	char name[24];
 	unsigned arg;
+	unsigned fault; /* 0, or the injected failure it ran with (faults=) */
 };
 static struct op script[MAXOPS];
 static int nscript;
@@ -331,8 +332,13 @@ write_script(FILE *f)
 
 			if (script[i].w != w)
 				continue;
-			snprintf(item, sizeof(item), " %s:0x%x", script[i].name,
-			         script[i].arg);
+			if (script[i].fault != 0)
+				snprintf(item, sizeof(item), " %s:0x%x:%u",
+				         script[i].name, script[i].arg,
+				         script[i].fault);
+			else
+				snprintf(item, sizeof(item), " %s:0x%x",
+				         script[i].name, script[i].arg);
 			if (n != 0 && n + strlen(item) > 200) {
 				fprintf(f, "send %s\nprompt\n", line);
 				n = 0;
@@ -623,10 +629,16 @@ read_oplog(void)
 
 		const char *at = strstr(line, "schedctl: change point at ");
 
-		if (sscanf(line, "stress: op w%d #%u %23[^:]:0x%x", &o->w, &idx,
-		           o->name, &o->arg) == 4 &&
+		int n = 0;
+
+		if (sscanf(line, "stress: op w%d #%u %23[^:]:0x%x%n", &o->w,
+		           &idx, o->name, &o->arg, &n) == 4 &&
 		    o->w >= 0 && o->w < 16) {
 			o->idx = idx;
+			/* OP:ARG:N: the op ran with its Nth call failing */
+			if (line[n] != ':' ||
+			    sscanf(line + n + 1, "%u", &o->fault) != 1)
+				o->fault = 0;
 			nscript++;
 		}
 		if (at != NULL && nplaces < MAXPLACES &&
@@ -724,7 +736,7 @@ ddmin(void)
 static void
 shrink_to_script(void)
 {
-	char ops[32], steps[32], depth[32], mix[LINE];
+	char ops[32], steps[32], depth[32], faults[32], mix[LINE];
 
 	set("oplog", "1");
 	if (!trial("the ops it runs")) {
@@ -748,8 +760,11 @@ shrink_to_script(void)
 	/* script=1 counts its own ops and draws none: ops= and mix= say
 	 * nothing any more */
 	snprintf(mix, sizeof(mix), "%s", get("mix") ? get("mix") : "");
+	snprintf(faults, sizeof(faults), "%s",
+	         get("faults") ? get("faults") : "");
 	unset("ops");
 	unset("mix");
+	unset("faults"); /* each op carries its own (OP:ARG:N) */
 	/* the change points stay with their ops from here (at=): PCT's
 	 * steps= and depth= are what they replace */
 	unset("steps");
@@ -761,6 +776,8 @@ shrink_to_script(void)
 		set("ops", ops);
 		if (mix[0] != '\0')
 			set("mix", mix);
+		if (faults[0] != '\0')
+			set("faults", faults);
 		set("oplog", "0");
 		unset("at");
 		unset("depth");
