@@ -44,9 +44,11 @@ HOSTCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. -MMD -MP
 # obj-y), in link order.  The folders are layers: boot, core, then
 # subsystems (docs/design.md).  A source file in one of them that its
 # objs.mk does not list stops the build: nothing is left out unseen.
-KDIRS := boot kernel kernel/ktest modloader modloader/ktest drivers drivers/ktest \
-	net/core net/ipv4 net/apps net/cmd net/ktest net/tcp/resident lifetime \
-	lifetime/ktest
+KDIRS := boot kernel kernel/arch kernel/lib kernel/locking kernel/mm \
+	kernel/sched kernel/console kernel/debug kernel/ktest kernel/bench \
+	modloader modloader/ktest drivers drivers/ktest \
+	net/core net/ipv4 net/apps net/cmd net/ktest net/bench net/tcp/resident \
+	lifetime lifetime/ktest
 KSRCS :=
 include $(patsubst %,%/objs.mk,$(KDIRS))
 KUNLISTED := $(filter-out $(KSRCS),$(foreach d,$(KDIRS),$(wildcard $(d)/*.c $(d)/*.S)))

@@ -3,10 +3,10 @@
  * _start in protected mode with paging off.  We map the first 512 MiB of
  * physical memory at KERNEL_BASE with 4 MiB pages (plus an identity map of
  * the first 4 MiB so the next instruction still exists), turn paging on and
- * continue in the higher half.  kernel/paging.c later trims the direct map
+ * continue in the higher half.  kernel/mm/paging.c later trims the direct map
  * to real RAM and drops the identity map.
  */
-#include <kernel/layout.h>
+#include <kernel/arch/layout.h>
 
 #define MB_MAGIC 0x1BADB002
 #define MB_FLAGS 0x00000003 /* page-align modules, give us the memory map */

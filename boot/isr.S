@@ -2,7 +2,7 @@
  * Interrupt and exception entry.  One 16-byte stub per vector pushes a
  * dummy error code (where the CPU pushes none) and the vector number, so
  * every entry reaches trap() with the same struct trapframe layout
- * (kernel/irq.h).  The kernel runs only in ring 0, so no stack switch and
+ * (kernel/arch/irq.h).  The kernel runs only in ring 0, so no stack switch and
  * no segment reloads happen here.
  */
 	.text
@@ -33,7 +33,7 @@ trap_common:
 	pushl %esp
 	call trap
 	/* trap's return address: where a stack walk leaves the handler
-	 * for whatever it interrupted (kernel/stackdepot.c stops here) */
+	 * for whatever it interrupted (kernel/debug/stackdepot.c stops here) */
 	.globl trap_returned
 trap_returned:
 	addl $4, %esp

@@ -11,11 +11,11 @@
 #include <drivers/pci.h>
 #include <kernel/bootmod.h>
 #include <kernel/bootparam.h>
-#include <kernel/errno.h>
+#include <kernel/lib/errno.h>
 #include <kernel/initcall.h>
 #include <kernel/module.h>
-#include <kernel/printk.h>
-#include <kernel/string.h>
+#include <kernel/console/printk.h>
+#include <kernel/lib/string.h>
 #include "modloader/load.h"
 
 static int netautoload = 1;

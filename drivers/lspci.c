@@ -4,11 +4,11 @@
  */
 #include <drivers/pci.h>
 #include <kernel/module.h>
-#include <kernel/printk.h>
-#include <kernel/rcu.h>
-#include <kernel/shell.h>
-#include <kernel/args.h>
-#include <kernel/string.h>
+#include <kernel/console/printk.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/console/shell.h>
+#include <kernel/console/args.h>
+#include <kernel/lib/string.h>
 
 static void
 format_size(char *buf, size_t n, uint32_t size)

@@ -16,18 +16,18 @@
  * shared, so every handler must check its own device's cause register.
  */
 #include <drivers/pci.h>
-#include <kernel/errno.h>
-#include <kernel/fault.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/fault.h>
 #include <kernel/initcall.h>
-#include <kernel/irq.h>
-#include <kernel/kmalloc.h>
+#include <kernel/arch/irq.h>
+#include <kernel/mm/kmalloc.h>
 #include <kernel/module.h>
-#include <kernel/mutex.h>
-#include <kernel/paging.h>
-#include <kernel/printk.h>
-#include <kernel/spinlock.h>
-#include <kernel/string.h>
-#include <kernel/x86.h>
+#include <kernel/locking/mutex.h>
+#include <kernel/mm/paging.h>
+#include <kernel/console/printk.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/lib/string.h>
+#include <kernel/arch/x86.h>
 
 #define CFG_ADDR   0xcf8
 #define CFG_DATA   0xcfc
@@ -501,7 +501,7 @@ EXPORT_SYMBOL(pci_unregister_driver);
 
 /* What PCI drivers need from the core and nobody else exports: their
  * interrupt line, and physically contiguous pages for DMA. */
-#include <kernel/page_alloc.h>
+#include <kernel/mm/page_alloc.h>
 EXPORT_SYMBOL(irq_register);
 EXPORT_SYMBOL(irq_unregister);
 EXPORT_SYMBOL(alloc_pages);

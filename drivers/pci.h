@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
-#include <kernel/list.h>
+#include <kernel/lib/list.h>
 
 /* Configuration header, type 0 (PCI 3.0 sec. 6.1). */
 #define PCI_VENDOR_ID      0x00

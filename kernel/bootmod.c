@@ -3,15 +3,15 @@
  * only grows.  Lock order: bootmod_lock, then the allocator's locks.
  */
 #include <kernel/bootmod.h>
-#include <kernel/multiboot.h>
-#include <kernel/newc.h>
-#include <kernel/kmalloc.h>
-#include <kernel/page_alloc.h>
-#include <kernel/spinlock.h>
-#include <kernel/printk.h>
-#include <kernel/string.h>
-#include <kernel/errno.h>
-#include <kernel/panic.h>
+#include <kernel/arch/multiboot.h>
+#include <kernel/lib/newc.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/console/printk.h>
+#include <kernel/lib/string.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/panic.h>
 
 #define PER_CHUNK 64
 

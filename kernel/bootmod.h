@@ -1,7 +1,7 @@
 /*
  * The boot module table: every module file the kernel can `insmod`, by
- * name.  Filled at boot from the loader's boot images (kernel/multiboot.h):
- * each regular file of a cpio newc archive (kernel/newc.h) is one boot
+ * name.  Filled at boot from the loader's boot images (kernel/arch/multiboot.h):
+ * each regular file of a cpio newc archive (kernel/lib/newc.h) is one boot
  * module named after the file's basename, and an image that is not an
  * archive is one module itself.  Files fetched at run time join it
  * (modloader/netload.c).

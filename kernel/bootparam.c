@@ -2,9 +2,9 @@
  * Boot parameter parsing and validation (see bootparam.h).
  */
 #include <kernel/bootparam.h>
-#include <kernel/string.h>
-#include <kernel/errno.h>
-#include <kernel/printk.h>
+#include <kernel/lib/string.h>
+#include <kernel/lib/errno.h>
+#include <kernel/console/printk.h>
 
 extern const struct bootparam __bootparams_start[], __bootparams_end[];
 

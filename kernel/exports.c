@@ -6,26 +6,26 @@
  * functions (try_module_get, ...) next to their definitions.
  */
 #include <kernel/module.h>
-#include <kernel/console.h>
-#include <kernel/errno.h>
-#include <kernel/invariant.h>
-#include <kernel/irq.h>
-#include <kernel/kmalloc.h>
-#include <kernel/ktest.h>
-#include <kernel/mutex.h>
-#include <kernel/page_alloc.h>
-#include <kernel/panic.h>
-#include <kernel/printk.h>
-#include <kernel/rcu.h>
-#include <kernel/sched.h>
-#include <kernel/shell.h>
-#include <kernel/args.h>
-#include <kernel/smp.h>
-#include <kernel/spinlock.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
-#include <kernel/waitq.h>
-#include <kernel/work.h>
+#include <kernel/console/console.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/invariant.h>
+#include <kernel/arch/irq.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/debug/ktest.h>
+#include <kernel/locking/mutex.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/debug/panic.h>
+#include <kernel/console/printk.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/sched/sched.h>
+#include <kernel/console/shell.h>
+#include <kernel/console/args.h>
+#include <kernel/arch/smp.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
+#include <kernel/sched/waitq.h>
+#include <kernel/sched/work.h>
 
 /* Output and failure. */
 EXPORT_SYMBOL(printk);

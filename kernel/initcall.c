@@ -5,7 +5,7 @@
  */
 #include <stdbool.h>
 #include <kernel/initcall.h>
-#include <kernel/panic.h>
+#include <kernel/debug/panic.h>
 
 extern const struct initcall __initcalls_start[], __initcalls_end[];
 

@@ -5,25 +5,25 @@
  * loader, buses, drivers, the network stack, boot-time tests) announces
  * itself with an initcall (kernel/initcall.h), run by the init thread.
  */
-#include <kernel/cpu.h>
-#include <kernel/console.h>
-#include <kernel/printk.h>
-#include <kernel/panic.h>
-#include <kernel/irq.h>
-#include <kernel/multiboot.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/console/console.h>
+#include <kernel/console/printk.h>
+#include <kernel/debug/panic.h>
+#include <kernel/arch/irq.h>
+#include <kernel/arch/multiboot.h>
 #include <kernel/bootmod.h>
 #include <kernel/bootparam.h>
-#include <kernel/page_alloc.h>
-#include <kernel/paging.h>
-#include <kernel/kmalloc.h>
-#include <kernel/sched.h>
-#include <kernel/timer.h>
-#include <kernel/work.h>
-#include <kernel/shell.h>
-#include <kernel/smp.h>
-#include <kernel/rcu.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/mm/paging.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/sched/sched.h>
+#include <kernel/sched/timer.h>
+#include <kernel/sched/work.h>
+#include <kernel/console/shell.h>
+#include <kernel/arch/smp.h>
+#include <kernel/locking/rcu.h>
 #include <kernel/initcall.h>
-#include <kernel/x86.h>
+#include <kernel/arch/x86.h>
 
 extern char _kernel_end[];
 static struct thread idle0;

@@ -33,11 +33,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <kernel/cpu.h>
-#include <kernel/pcpu_counter.h>
-#include <kernel/list.h>
-#include <kernel/ref_tracker.h>
-#include <kernel/refcount.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/locking/pcpu_counter.h>
+#include <kernel/lib/list.h>
+#include <kernel/locking/ref_tracker.h>
+#include <kernel/locking/refcount.h>
 
 #define MODULE_NAME_LEN 32
 
@@ -115,7 +115,7 @@ struct module {
 	volatile int underflows;      /* module_put below zero */
 	volatile int bad_gets;        /* __module_get without a reference */
 	/* the references taken with try_module_get_track, at the
-	 * module_track level of the load (kernel/ref_tracker.h) */
+	 * module_track level of the load (kernel/locking/ref_tracker.h) */
 	struct ref_tracker_dir holders;
 	struct thread *init_thread; /* running init (COMING only) */
 
@@ -193,7 +193,7 @@ module_put(struct module *mod)
  * with a tracker in the holder's object, so `refs MODULE` and a waiting
  * rmmod name it with its hold stack, and a second put through the same
  * tracker (or one after the tracker was freed) is reported with the
- * stacks and not applied (kernel/ref_tracker.h).  Short references (a
+ * stacks and not applied (kernel/locking/ref_tracker.h).  Short references (a
  * packet's, a command's) use the plain calls: not listed, not counted
  * as tracked.  NULL is the kernel: always succeeds, nothing listed. */
 #define try_module_get_track(mod, t, tag)                                      \

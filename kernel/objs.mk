@@ -2,60 +2,8 @@
 # folder's objs.mk; a source not listed here is a build error).  In
 # link order: the C files, then the assembly.
 KSRCS += \
-	kernel/acpi.c \
-	kernel/args.c \
 	kernel/bootmod.c \
 	kernel/bootparam.c \
-	kernel/clock.c \
-	kernel/cmd_mem.c \
-	kernel/cmd_sched.c \
-	kernel/cmd_sys.c \
-	kernel/cmd_sysctl.c \
-	kernel/console.c \
-	kernel/cpu.c \
-	kernel/drain.c \
-	kernel/errno.c \
 	kernel/exports.c \
-	kernel/fault.c \
-	kernel/hangdump.c \
 	kernel/initcall.c \
-	kernel/invariant.c \
-	kernel/ioapic.c \
-	kernel/kfence.c \
-	kernel/kmalloc.c \
-	kernel/ksyms.c \
-	kernel/ktest.c \
-	kernel/lapic.c \
-	kernel/lockorder.c \
-	kernel/main.c \
-	kernel/memtag.c \
-	kernel/multiboot.c \
-	kernel/mutex.c \
-	kernel/newc.c \
-	kernel/page_alloc.c \
-	kernel/paging.c \
-	kernel/panic.c \
-	kernel/pcpu_counter.c \
-	kernel/pic.c \
-	kernel/printk.c \
-	kernel/racepoint.c \
-	kernel/rcu.c \
-	kernel/ref_tracker.c \
-	kernel/refcount.c \
-	kernel/sched.c \
-	kernel/schedctl.c \
-	kernel/shell.c \
-	kernel/smp.c \
-	kernel/spinlock.c \
-	kernel/stackdepot.c \
-	kernel/string.c \
-	kernel/thread_run.c \
-	kernel/thread_show.c \
-	kernel/timer.c \
-	kernel/trap.c \
-	kernel/uart.c \
-	kernel/vsprintf.c \
-	kernel/waitq.c \
-	kernel/work.c \
-	kernel/probe.S \
-	kernel/switch.S
+	kernel/main.c

@@ -13,18 +13,18 @@
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
 #include "net/core/refmode.h"
-#include <kernel/errno.h>
-#include <kernel/hash.h>
-#include <kernel/fault.h>
-#include <kernel/invariant.h>
-#include <kernel/kmalloc.h>
-#include <kernel/panic.h>
+#include <kernel/lib/errno.h>
+#include <kernel/lib/hash.h>
+#include <kernel/debug/fault.h>
+#include <kernel/debug/invariant.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/debug/panic.h>
 #include <kernel/bootmod.h>
-#include <kernel/sched.h>
-#include <kernel/schedctl.h>
-#include <kernel/shell.h>
-#include <kernel/string.h>
-#include <kernel/waitq.h>
+#include <kernel/sched/sched.h>
+#include <kernel/sched/schedctl.h>
+#include <kernel/console/shell.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/waitq.h>
 
 #define PROGRESS_MS         2000
 #define CHECK_MS            1000

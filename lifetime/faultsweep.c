@@ -25,15 +25,15 @@
 #include "lifetime/lifetime.h"
 #include "modloader/module_internal.h"
 #include <net/core/netdevice.h>
-#include <kernel/errno.h>
-#include <kernel/fault.h>
-#include <kernel/memtag.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/fault.h>
+#include <kernel/mm/memtag.h>
 #include <kernel/bootmod.h>
-#include <kernel/rcu.h>
-#include <kernel/sched.h>
-#include <kernel/timer.h>
-#include <kernel/shell.h>
-#include <kernel/string.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/sched/sched.h>
+#include <kernel/sched/timer.h>
+#include <kernel/console/shell.h>
+#include <kernel/lib/string.h>
 
 #define SWEEP_MAX 5000 /* calls at the sites of one command */
 #define SETTLE_MS 2000 /* deferred frees (RCU, timers) */

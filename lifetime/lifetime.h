@@ -19,12 +19,12 @@
 #ifndef LIFETIME_LIFETIME_H
 #define LIFETIME_LIFETIME_H
 
-#include <kernel/schedctl.h>
+#include <kernel/sched/schedctl.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <kernel/cpu.h>
-#include <kernel/printk.h>
-#include <kernel/timer.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/console/printk.h>
+#include <kernel/sched/timer.h>
 
 struct lt_worker;
 

@@ -12,15 +12,15 @@
 #include "modloader/module_internal.h"
 #include "net/core/refmode.h"
 #include "net/ipv4/inet.h"
-#include <kernel/hangdump.h>
-#include <kernel/errno.h>
-#include <kernel/invariant.h>
-#include <kernel/panic.h>
-#include <kernel/sched.h>
-#include <kernel/schedctl.h>
-#include <kernel/shell.h>
-#include <kernel/string.h>
-#include <kernel/waitq.h>
+#include <kernel/debug/hangdump.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/invariant.h>
+#include <kernel/debug/panic.h>
+#include <kernel/sched/sched.h>
+#include <kernel/sched/schedctl.h>
+#include <kernel/console/shell.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/waitq.h>
 
 #define INTR_MAX_MS   200 /* the Ctrl-C of rmmod comes within this */
 #define DHCP_MS       3000
@@ -48,7 +48,7 @@ static bool tcp_waits_for_peer(const char *line);
 
 /* The op's Ctrl-C.  A watchdog firing on a wait that should have ended
  * by itself (watchdog_arm) dumps the guest's state first (Ctrl-T's dump,
- * kernel/hangdump.h), while the stuck thread still waits: the run then
+ * kernel/debug/hangdump.h), while the stuck thread still waits: the run then
  * fails, and its log says on what.  Not for tcp.ko waiting for TCP
  * peers, which the run accepts (rmmod_stuck); out.kept is read racily
  * here, which at worst costs or spares one dump. */

@@ -6,8 +6,8 @@
  * dump reads them racily, which is fine for a post-mortem.
  */
 #include "lifetime/lifetime.h"
-#include <kernel/errno.h>
-#include <kernel/printk.h>
+#include <kernel/lib/errno.h>
+#include <kernel/console/printk.h>
 
 void
 lt_ring_add(struct lt_worker *w, const struct lt_rec *r)

@@ -18,9 +18,9 @@
  * one; each runs its list once, in order.
  */
 #include "lifetime/lifetime.h"
-#include <kernel/errno.h>
-#include <kernel/shell.h>
-#include <kernel/string.h>
+#include <kernel/lib/errno.h>
+#include <kernel/console/shell.h>
+#include <kernel/lib/string.h>
 
 struct lt_script lt_scripts[LT_SCRIPT_WORKERS];
 

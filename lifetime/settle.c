@@ -21,14 +21,14 @@
 #include "modloader/module_internal.h"
 #include "net/ipv4/inet.h"
 #include <net/core/netdevice.h>
-#include <kernel/errno.h>
-#include <kernel/invariant.h>
-#include <kernel/kmalloc.h>
-#include <kernel/memtag.h>
-#include <kernel/rcu.h>
-#include <kernel/sched.h>
-#include <kernel/shell.h>
-#include <kernel/string.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/invariant.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/mm/memtag.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/sched/sched.h>
+#include <kernel/console/shell.h>
+#include <kernel/lib/string.h>
 
 #define SNAP_MAX    16
 #define SETTLE_MS   30000

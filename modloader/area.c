@@ -1,5 +1,5 @@
 /*
- * The module area (MODULE_BASE..MODULE_END, kernel/layout.h): where
+ * The module area (MODULE_BASE..MODULE_END, kernel/arch/layout.h): where
  * module images live, one 4 KiB page at a time.
  *
  * Each module gets one range: a header page for its struct module, then
@@ -17,13 +17,13 @@
  * Callers hold module_mutex; unmapping needs interrupts on (TLB
  * shootdown).
  */
-#include <kernel/layout.h>
-#include <kernel/page_alloc.h>
-#include <kernel/paging.h>
-#include <kernel/printk.h>
-#include <kernel/panic.h>
-#include <kernel/errno.h>
-#include <kernel/fault.h>
+#include <kernel/arch/layout.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/mm/paging.h>
+#include <kernel/console/printk.h>
+#include <kernel/debug/panic.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/fault.h>
 #include "modloader/module_internal.h"
 
 #define MAX_RANGES 256

@@ -6,10 +6,10 @@
  * (elf_modinfo.c).
  */
 #include <kernel/bootmod.h>
-#include <kernel/errno.h>
-#include <kernel/page_alloc.h>
-#include <kernel/panic.h>
-#include <kernel/string.h>
+#include <kernel/lib/errno.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/debug/panic.h>
+#include <kernel/lib/string.h>
 #include "modloader/elf_mod.h"
 #include "modloader/load.h"
 #include "modloader/module_internal.h"

@@ -4,18 +4,18 @@
  * the console contract with the module's name: "insmod: NAME: ENAME:
  * reason".
  */
-#include <kernel/shell.h>
-#include <kernel/args.h>
-#include <kernel/printk.h>
-#include <kernel/stackdepot.h>
-#include <kernel/clock.h>
+#include <kernel/console/shell.h>
+#include <kernel/console/args.h>
+#include <kernel/console/printk.h>
+#include <kernel/debug/stackdepot.h>
+#include <kernel/sched/clock.h>
 #include <kernel/bootmod.h>
-#include <kernel/page_alloc.h>
-#include <kernel/sched.h>
-#include <kernel/string.h>
-#include <kernel/waitq.h>
-#include <kernel/errno.h>
-#include <kernel/hangdump.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/sched/sched.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/waitq.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/hangdump.h>
 #include "modloader/elf_mod.h"
 #include "modloader/load.h"
 #include "modloader/module_internal.h"

@@ -13,15 +13,15 @@
  * locks, so they take no lock.  A slot is marked invalid while it is
  * rewritten, and valid again (release store) once complete.
  */
-#include <kernel/irq.h>
-#include <kernel/ksyms.h>
-#include <kernel/printk.h>
-#include <kernel/rcu.h>
-#include <kernel/spinlock.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
-#include <kernel/trap.h>
-#include <kernel/errno.h>
+#include <kernel/arch/irq.h>
+#include <kernel/debug/ksyms.h>
+#include <kernel/console/printk.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
+#include <kernel/arch/trap.h>
+#include <kernel/lib/errno.h>
 #include "modloader/module_internal.h"
 
 #define GRAVE_SLOTS 16

@@ -14,8 +14,8 @@
  * refs_hooks.lock -> what a refs hook takes (rtnl).  Registering from
  * inside a hook would deadlock on the list's lock: asserted instead.
  */
-#include <kernel/errno.h>
-#include <kernel/panic.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/panic.h>
 #include "modloader/module_internal.h"
 
 struct hook_list {

@@ -18,15 +18,15 @@
  *   do_init        COMING, init outside module_mutex, then LIVE, or the
  *                  failed-init path (keep_failed_init keeps the memory)
  */
-#include <kernel/kmalloc.h>
+#include <kernel/mm/kmalloc.h>
 #include <kernel/bootmod.h>
-#include <kernel/page_alloc.h>
-#include <kernel/printk.h>
-#include <kernel/rcu.h>
-#include <kernel/sched.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
-#include <kernel/errno.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/console/printk.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/sched/sched.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
+#include <kernel/lib/errno.h>
 #include "modloader/elf_mod.h"
 #include "modloader/module_internal.h"
 

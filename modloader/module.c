@@ -12,12 +12,12 @@
 #include <kernel/module.h>
 #include <kernel/bootparam.h>
 #include <kernel/initcall.h>
-#include <kernel/ksyms.h>
-#include <kernel/printk.h>
-#include <kernel/rcu.h>
-#include <kernel/string.h>
-#include <kernel/x86.h>
-#include <kernel/trap.h>
+#include <kernel/debug/ksyms.h>
+#include <kernel/console/printk.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/lib/string.h>
+#include <kernel/arch/x86.h>
+#include <kernel/arch/trap.h>
 #include "modloader/module_internal.h"
 
 DEFINE_MUTEX_RANK(module_mutex, LOCK_RANK_MODULE);

@@ -1,11 +1,11 @@
 /*
- * The module list's invariants (kernel/invariant.h), under module_mutex:
+ * The module list's invariants (kernel/debug/invariant.h), under module_mutex:
  * names are unique, states are known, no count is below zero, and every
  * dependency is recorded on both ends with both ends listed.
  */
-#include <kernel/invariant.h>
-#include <kernel/printk.h>
-#include <kernel/string.h>
+#include <kernel/debug/invariant.h>
+#include <kernel/console/printk.h>
+#include <kernel/lib/string.h>
 #include "modloader/module_internal.h"
 
 static bool

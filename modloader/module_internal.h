@@ -15,7 +15,7 @@
  *                reports, backtrace symbolization
  *   cmd_*.c      the console commands
  *
- * Lock order (kernel/lockorder.h, checked at run time):
+ * Lock order (kernel/locking/lockorder.h, checked at run time):
  *
  *   module_mutex   every module state change, the module list; taken
  *                  first: the net core's rtnl (and everything below it)
@@ -29,7 +29,7 @@
 #define MODLOADER_MODULE_INTERNAL_H
 
 #include <kernel/module.h>
-#include <kernel/mutex.h>
+#include <kernel/locking/mutex.h>
 
 #define MODULE_TAG "module"
 

@@ -7,12 +7,12 @@
  * the same name loads it again); adding a second file of the same name
  * is refused.
  */
-#include <kernel/errno.h>
+#include <kernel/lib/errno.h>
 #include <kernel/module.h>
 #include <kernel/bootmod.h>
-#include <kernel/mutex.h>
-#include <kernel/page_alloc.h>
-#include <kernel/string.h>
+#include <kernel/locking/mutex.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/lib/string.h>
 #include "modloader/module_internal.h"
 #include "modloader/load.h"
 

@@ -6,8 +6,8 @@
  * and descriptions must be strings inside the image, variables must lie
  * wholly in its writable part and have the size their type says.
  */
-#include <kernel/string.h>
-#include <kernel/errno.h>
+#include <kernel/lib/string.h>
+#include <kernel/lib/errno.h>
 #include "modloader/module_internal.h"
 
 #define PARAM_NAME_MAX   32

@@ -4,7 +4,7 @@
  *   percpu  (Linux 2.5/2.6)  each CPU counts its own gets and puts with
  *           interrupts off; only the sum means anything.  The unload
  *           check, once the cheap sum says 0, switches the counter to
- *           one atomic (pcpu_counter_kill/settle, kernel/pcpu_counter.h):
+ *           one atomic (pcpu_counter_kill/settle, kernel/locking/pcpu_counter.h):
  *           after a grace period no getter can be between its LIVE test
  *           and its increment (both run with interrupts off), so the
  *           folded sum is exact, and no CPU is stopped for it.
@@ -18,20 +18,20 @@
  * below zero.  The implementation is chosen per module when it is
  * loaded, so the suite in test_refcount.c can run both in one boot.
  */
-#include <kernel/drain.h>
-#include <kernel/fault.h>
+#include <kernel/locking/drain.h>
+#include <kernel/debug/fault.h>
 #include <kernel/module.h>
 #include <kernel/bootparam.h>
-#include <kernel/printk.h>
-#include <kernel/panic.h>
-#include <kernel/pcpu_counter.h>
-#include <kernel/rcu.h>
-#include <kernel/refcount.h>
-#include <kernel/sched.h>
-#include <kernel/smp.h>
-#include <kernel/spinlock.h>
-#include <kernel/errno.h>
-#include <kernel/x86.h>
+#include <kernel/console/printk.h>
+#include <kernel/debug/panic.h>
+#include <kernel/locking/pcpu_counter.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/locking/refcount.h>
+#include <kernel/sched/sched.h>
+#include <kernel/arch/smp.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/lib/errno.h>
+#include <kernel/arch/x86.h>
 #include "modloader/module_internal.h"
 
 #define REF_BIAS 1

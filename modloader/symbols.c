@@ -10,9 +10,9 @@
  *
  * Callers hold module_mutex.
  */
-#include <kernel/kmalloc.h>
-#include <kernel/string.h>
-#include <kernel/errno.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/lib/string.h>
+#include <kernel/lib/errno.h>
 #include "modloader/module_internal.h"
 
 extern const struct kernel_symbol __ksymtab_start[], __ksymtab_end[];

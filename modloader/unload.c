@@ -26,15 +26,15 @@
  * finds it GOING (EBUSY) or not at all (ENOENT).  On a rollback the
  * resume hook runs before the module is LIVE again.
  */
-#include <kernel/drain.h>
-#include <kernel/panic.h>
-#include <kernel/printk.h>
-#include <kernel/racepoint.h>
-#include <kernel/rcu.h>
-#include <kernel/sched.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
-#include <kernel/errno.h>
+#include <kernel/locking/drain.h>
+#include <kernel/debug/panic.h>
+#include <kernel/console/printk.h>
+#include <kernel/debug/racepoint.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/sched/sched.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
+#include <kernel/lib/errno.h>
 #include "modloader/module_internal.h"
 
 #define REASON_MAX 128
@@ -126,7 +126,7 @@ nowait_quiesced(struct module *mod)
 	return rm_error(mod->name, -EBUSY, why);
 }
 
-/* Step 4, through drain_wait (kernel/drain.h): woken by module_put and
+/* Step 4, through drain_wait (kernel/locking/drain.h): woken by module_put and
  * dev_put, and once a second for the progress line. */
 struct release_wait {
 	struct module *mod;

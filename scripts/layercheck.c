@@ -25,7 +25,7 @@
 #include <string.h>
 
 #define MAX_LAYERS 16
-#define MAX_PREFIX 4
+#define MAX_PREFIX 12
 #define MAX_ABOVE  4
 #define MAX_PATH   512
 
@@ -40,7 +40,11 @@ static const struct layer layers[] = {
     /* boot code and the core: includes nothing above it; the module
      * loader and everything else reach it only through hooks and
      * initcalls (kernel/module.h, kernel/initcall.h). */
-    {"kernel", {"boot/", "kernel/"}, {NULL}},
+    {"kernel",
+     {"boot/", "kernel/arch/", "kernel/lib/", "kernel/locking/", "kernel/mm/",
+      "kernel/sched/", "kernel/console/", "kernel/debug/", "kernel/ktest/",
+      "kernel/bench/", "kernel/"},
+     {NULL}},
     {"modloader", {"modloader/"}, {"kernel"}},
     /* The PCI core and driver autoload (which loads modules by alias). */
     {"pci", {"drivers/"}, {"modloader"}},
@@ -55,6 +59,8 @@ static const struct layer layers[] = {
     /* The network suites test the device layer and IPv4, and rmmod
      * against devices (module loader + device layer). */
     {"net/ktest", {"net/ktest/"}, {"net/ipv4"}},
+    /* bench devref: the device layer's fast path, timed. */
+    {"net/bench", {"net/bench/"}, {"net/ipv4"}},
     /* The lifetime stress drives everything. */
     {"lifetime",
      {"lifetime/"},

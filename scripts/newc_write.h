@@ -1,6 +1,6 @@
 /*
  * Writer of cpio "newc" archives of boot modules (the reader is
- * kernel/newc.c).  Each file is stored under its basename, mode 0100644,
+ * kernel/lib/newc.c).  Each file is stored under its basename, mode 0100644,
  * owner 0, mtime 0, so the same files always make the same archive.
  * Used by scripts/mkinitrd.c (make run, the ISO) and the harness
  * (scenario `modules`).

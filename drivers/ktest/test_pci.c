@@ -10,8 +10,8 @@
  *   header_pointer_ends   a pointer into the header (< 0x40) ends the
  *                         list; reserved low bits are ignored
  */
-#include <kernel/ktest.h>
-#include <kernel/string.h>
+#include <kernel/debug/ktest.h>
+#include <kernel/lib/string.h>
 #include <drivers/pci.h>
 
 static uint8_t cfg[256];

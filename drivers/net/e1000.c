@@ -21,15 +21,15 @@
  * stop to turn receive off), never for mode changes.
  */
 #include <drivers/pci.h>
-#include <kernel/errno.h>
-#include <kernel/irq.h>
+#include <kernel/lib/errno.h>
+#include <kernel/arch/irq.h>
 #include <kernel/module.h>
-#include <kernel/page_alloc.h>
-#include <kernel/panic.h>
-#include <kernel/printk.h>
-#include <kernel/rcu.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/debug/panic.h>
+#include <kernel/console/printk.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
 #include <net/core/netdevice.h>
 #include <net/core/skbuff.h>
 

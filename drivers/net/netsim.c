@@ -23,15 +23,15 @@
  * refmode=legacy a reference dropped after rmmod calls it after the
  * module is gone, which the use-after-unload detector reports.
  */
-#include <kernel/args.h>
-#include <kernel/errno.h>
+#include <kernel/console/args.h>
+#include <kernel/lib/errno.h>
 #include <kernel/module.h>
-#include <kernel/mutex.h>
-#include <kernel/panic.h>
-#include <kernel/printk.h>
-#include <kernel/shell.h>
-#include <kernel/spinlock.h>
-#include <kernel/string.h>
+#include <kernel/locking/mutex.h>
+#include <kernel/debug/panic.h>
+#include <kernel/console/printk.h>
+#include <kernel/console/shell.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/lib/string.h>
 #include <net/core/netdevice.h>
 #include <net/core/skbuff.h>
 

@@ -12,12 +12,12 @@
  * switched away).  Exact free-count checks therefore retry a few times: a
  * real leak fails every attempt, a bystander fails at most one.
  */
-#include <kernel/ktest.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/page_alloc.h>
-#include <kernel/paging.h>
-#include <kernel/memtag.h>
-#include <kernel/string.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/mm/paging.h>
+#include <kernel/mm/memtag.h>
+#include <kernel/lib/string.h>
 
 #define TAG      "ktest-alloc"
 #define TAG2     "ktest-alloc2"

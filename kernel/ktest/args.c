@@ -1,5 +1,5 @@
 /*
- * Suite "args": the shell's argument parser (kernel/args.h) and its use
+ * Suite "args": the shell's argument parser (kernel/console/args.h) and its use
  * by every command.
  *
  * Pins down the parsing rules (flags anywhere, combined, values in the
@@ -9,11 +9,11 @@
  * parser: EINVAL with the usage line.  The command list comes from the
  * shell itself, so a new command that skips the parser fails here.
  */
-#include <kernel/ktest.h>
-#include <kernel/args.h>
-#include <kernel/kmalloc.h>
-#include <kernel/string.h>
-#include <kernel/printk.h>
+#include <kernel/debug/ktest.h>
+#include <kernel/console/args.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/lib/string.h>
+#include <kernel/console/printk.h>
 
 #define MAX_NAMES 128
 

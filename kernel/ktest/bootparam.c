@@ -6,9 +6,9 @@
  * directories) and whatever it contains ('=' included), and that a
  * command line starting with a parameter keeps it.
  */
-#include <kernel/ktest.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/bootparam.h>
-#include <kernel/string.h>
+#include <kernel/lib/string.h>
 
 static void
 expect_rest(struct ktest *t, const char *cmdline, const char *rest)

@@ -16,16 +16,16 @@
  * bracketed reads, so a preemption between the clock read and the
  * counter read is not mistaken for an error.
  */
-#include <kernel/ktest.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
 #include <kernel/ktest/stress_util.h>
-#include <kernel/clock.h>
-#include <kernel/timer.h>
-#include <kernel/irq.h>
-#include <kernel/smp.h>
-#include <kernel/spinlock.h>
-#include <kernel/waitq.h>
-#include <kernel/x86.h>
+#include <kernel/sched/clock.h>
+#include <kernel/sched/timer.h>
+#include <kernel/arch/irq.h>
+#include <kernel/arch/smp.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/sched/waitq.h>
+#include <kernel/arch/x86.h>
 
 #define BUSY_MS       200 /* how long every CPU runs with interrupts off */
 #define TOLERANCE_PCT 1

@@ -1,5 +1,5 @@
 /*
- * Suite "hangdump": what `ps -w` and the hang dump (kernel/hangdump.h)
+ * Suite "hangdump": what `ps -w` and the hang dump (kernel/debug/hangdump.h)
  * say about a sleeping thread.  Each case blocks a helper thread on
  * purpose - on a mutex the case holds, in an interruptible sleep, in a
  * drain, on a plain wait queue, in a grace period the case's read-side
@@ -8,16 +8,16 @@
  * the drain's subject, the queue) and that the holder's line shows the
  * ranked lock the lock order checker sees it hold.
  */
-#include <kernel/cpu.h>
-#include <kernel/drain.h>
-#include <kernel/hangdump.h>
-#include <kernel/ktest.h>
-#include <kernel/mutex.h>
-#include <kernel/rcu.h>
-#include <kernel/sched.h>
-#include <kernel/string.h>
-#include <kernel/waitq.h>
-#include <kernel/x86.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/locking/drain.h>
+#include <kernel/debug/hangdump.h>
+#include <kernel/debug/ktest.h>
+#include <kernel/locking/mutex.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/sched/sched.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/waitq.h>
+#include <kernel/arch/x86.h>
 #include "kernel/ktest/ktest_util.h"
 
 static DEFINE_MUTEX_RANK(ktest_hd_mutex, LOCK_RANK_MODULE);

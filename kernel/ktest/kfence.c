@@ -1,5 +1,5 @@
 /*
- * Suite "kfence": the guarded allocator (kernel/kfence.h).  Needs the
+ * Suite "kfence": the guarded allocator (kernel/mm/kfence.h).  Needs the
  * boot parameter kfence=1 (tests/scenarios/core-kfence.scn); every case
  * skips without it.  A late access is probed with probe_read32, which
  * turns the page fault into an error instead of a panic, and the report
@@ -13,17 +13,17 @@
  * guarded through plain kmalloc; objects over two pages are not; with
  * no page left a guarded allocation gives up instead of panicking.
  */
-#include <kernel/errno.h>
-#include <kernel/irq.h>
-#include <kernel/kfence.h>
-#include <kernel/kmalloc.h>
-#include <kernel/ktest.h>
+#include <kernel/lib/errno.h>
+#include <kernel/arch/irq.h>
+#include <kernel/mm/kfence.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/memtag.h>
-#include <kernel/page_alloc.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
-#include <kernel/x86.h>
+#include <kernel/mm/memtag.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
+#include <kernel/arch/x86.h>
 
 #define TAG "ktest-kfence"
 

@@ -11,12 +11,12 @@
  * reused rather than growing the heap.  Freed memory is never read here:
  * that would be a use-after-free, poison or not.
  */
-#include <kernel/ktest.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/kmalloc.h>
-#include <kernel/page_alloc.h>
-#include <kernel/memtag.h>
-#include <kernel/string.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/mm/memtag.h>
+#include <kernel/lib/string.h>
 
 #define TAG      "ktest-kmalloc"
 #define ATTEMPTS 3

@@ -2,11 +2,11 @@
  * Helpers shared by the core suites (see ktest_util.h).
  */
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/cpu.h>
-#include <kernel/kmalloc.h>
-#include <kernel/ktest.h>
-#include <kernel/page_alloc.h>
-#include <kernel/x86.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/debug/ktest.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/arch/x86.h>
 
 long
 kt_settle(long (*fn)(void), unsigned quiet_ms, unsigned timeout_ms)

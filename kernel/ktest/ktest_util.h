@@ -14,9 +14,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <kernel/memtag.h>
-#include <kernel/sched.h>
-#include <kernel/timer.h>
+#include <kernel/mm/memtag.h>
+#include <kernel/sched/sched.h>
+#include <kernel/sched/timer.h>
 
 /* Generous bounds for "should happen soon" on a slow emulator. */
 #define KT_SOON_MS 5000
@@ -75,7 +75,7 @@ struct pcpu_slot;
 void kt_expect_slots_own_lines(struct ktest *t, const struct pcpu_slot *s,
                                const char *what);
 
-/* Live objects and pages under a kmalloc tag (kernel/memtag.h). */
+/* Live objects and pages under a kmalloc tag (kernel/mm/memtag.h). */
 static inline int32_t
 kt_tag_objs(const char *tag)
 {

@@ -1,5 +1,5 @@
 /*
- * Suite "lockorder": the run-time lock order check (kernel/lockorder.h).
+ * Suite "lockorder": the run-time lock order check (kernel/locking/lockorder.h).
  *
  * With lockorder_catch set, a violation is a line and a count instead of
  * a panic, so the cases can commit one on purpose: a lower-ranked lock
@@ -12,12 +12,12 @@
  * holder still holds it: reported after, a real deadlock would spin for
  * ever instead of panicking.
  */
-#include <kernel/ktest.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/x86.h>
-#include <kernel/lockorder.h>
-#include <kernel/mutex.h>
-#include <kernel/spinlock.h>
+#include <kernel/arch/x86.h>
+#include <kernel/locking/lockorder.h>
+#include <kernel/locking/mutex.h>
+#include <kernel/locking/spinlock.h>
 
 static DEFINE_SPINLOCK_RANK(ktest_low, LOCK_RANK_RTNL);
 static DEFINE_SPINLOCK_RANK(ktest_mid, LOCK_RANK_XMIT);

@@ -4,7 +4,6 @@
 KSRCS += \
 	kernel/ktest/alloc.c \
 	kernel/ktest/args.c \
-	kernel/ktest/bench_jumps.c \
 	kernel/ktest/bootparam.c \
 	kernel/ktest/clock.c \
 	kernel/ktest/hangdump.c \

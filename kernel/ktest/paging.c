@@ -18,16 +18,16 @@
  * case that failed half-way cannot disturb the next.  The page table for
  * that 4 MiB is allocated on first use and kept forever (paging.c).
  */
-#include <kernel/ktest.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/page_alloc.h>
-#include <kernel/paging.h>
-#include <kernel/memtag.h>
-#include <kernel/irq.h>
-#include <kernel/errno.h>
-#include <kernel/x86.h>
-#include <kernel/smp.h>
-#include <kernel/cpu.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/mm/paging.h>
+#include <kernel/mm/memtag.h>
+#include <kernel/arch/irq.h>
+#include <kernel/lib/errno.h>
+#include <kernel/arch/x86.h>
+#include <kernel/arch/smp.h>
+#include <kernel/arch/cpu.h>
 
 #define TAG     "ktest-paging"
 #define SCRATCH (MODULE_END - 0x100000)

@@ -1,5 +1,5 @@
 /*
- * Suite "pcpu_counter": the per-CPU counter (kernel/pcpu_counter.h).
+ * Suite "pcpu_counter": the per-CPU counter (kernel/locking/pcpu_counter.h).
  *
  * Adds land in this CPU's slot until the counter is killed, then in the
  * atomic; settle folds the slots in, after which the sum is the atomic
@@ -8,13 +8,13 @@
  * stay untouched once settled (no add was still on its way to one: the
  * grace period waited them out) and the sum is exact when they stop.
  */
-#include <kernel/ktest.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/kmalloc.h>
-#include <kernel/pcpu_counter.h>
-#include <kernel/sched.h>
-#include <kernel/waitq.h>
-#include <kernel/x86.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/locking/pcpu_counter.h>
+#include <kernel/sched/sched.h>
+#include <kernel/sched/waitq.h>
+#include <kernel/arch/x86.h>
 
 static int
 slots_sum(const struct pcpu_counter *c)

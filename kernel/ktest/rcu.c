@@ -12,13 +12,13 @@
  *    reader like any other: a timer callback on an idle boot CPU holds
  *    an expedited grace period asked for on another CPU
  */
-#include <kernel/ktest.h>
-#include <kernel/rcu.h>
-#include <kernel/cpu.h>
-#include <kernel/sched.h>
-#include <kernel/waitq.h>
-#include <kernel/timer.h>
-#include <kernel/x86.h>
+#include <kernel/debug/ktest.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/sched/sched.h>
+#include <kernel/sched/waitq.h>
+#include <kernel/sched/timer.h>
+#include <kernel/arch/x86.h>
 #include <kernel/ktest/ktest_util.h>
 
 #define READER_MS 300

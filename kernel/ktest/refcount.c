@@ -1,5 +1,5 @@
 /*
- * Suite "refcount": the one reference count type (kernel/refcount.h).
+ * Suite "refcount": the one reference count type (kernel/locking/refcount.h).
  *
  * The ordinary life of a count; then each misuse reported, once, through
  * refcount_report, and left so that nothing is freed early: a put one
@@ -8,12 +8,12 @@
  * drop its base.  A count really shared: two CPUs (where there are two)
  * take and drop references at once, and the count ends where it began.
  */
-#include <kernel/ktest.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/refcount.h>
-#include <kernel/sched.h>
-#include <kernel/smp.h>
-#include <kernel/x86.h>
+#include <kernel/locking/refcount.h>
+#include <kernel/sched/sched.h>
+#include <kernel/arch/smp.h>
+#include <kernel/arch/x86.h>
 
 static void
 life_of_a_count(struct ktest *t)

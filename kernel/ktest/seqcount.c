@@ -1,5 +1,5 @@
 /*
- * Suite "seqcount": sequence counts (kernel/seqcount.h).
+ * Suite "seqcount": sequence counts (kernel/locking/seqcount.h).
  *
  * A read with no write in between needs no retry; a write between the
  * begin and the check makes the reader retry.  Then a writer on another
@@ -14,11 +14,11 @@
  * make stress), so the first overlap is awaited far longer than the
  * few hundred a quiet host gives in no time.
  */
-#include <kernel/ktest.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/seqcount.h>
-#include <kernel/spinlock.h>
-#include <kernel/x86.h>
+#include <kernel/locking/seqcount.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/arch/x86.h>
 
 static void
 retry_only_after_a_write(struct ktest *t)

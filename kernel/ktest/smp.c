@@ -10,18 +10,18 @@
  *    (and, as a control, without the shootdown a stale entry survives)
  * Cases that need several CPUs skip on a one-CPU machine.
  */
-#include <kernel/ktest.h>
-#include <kernel/smp.h>
-#include <kernel/cpu.h>
-#include <kernel/sched.h>
-#include <kernel/waitq.h>
-#include <kernel/spinlock.h>
-#include <kernel/page_alloc.h>
-#include <kernel/paging.h>
-#include <kernel/irq.h>
-#include <kernel/timer.h>
-#include <kernel/x86.h>
-#include <kernel/errno.h>
+#include <kernel/debug/ktest.h>
+#include <kernel/arch/smp.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/sched/sched.h>
+#include <kernel/sched/waitq.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/mm/paging.h>
+#include <kernel/arch/irq.h>
+#include <kernel/sched/timer.h>
+#include <kernel/arch/x86.h>
+#include <kernel/lib/errno.h>
 
 /* Total acquisitions, split over the workers: enough contention to lose
  * updates if the lock were broken, bounded time on 8 emulated CPUs (a

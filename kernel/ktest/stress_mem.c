@@ -17,16 +17,16 @@
  *    every CPU faults
  */
 #include <kernel/ktest/stress_util.h>
-#include <kernel/kmalloc.h>
-#include <kernel/page_alloc.h>
-#include <kernel/paging.h>
-#include <kernel/memtag.h>
-#include <kernel/smp.h>
-#include <kernel/irq.h>
-#include <kernel/cpu.h>
-#include <kernel/layout.h>
-#include <kernel/string.h>
-#include <kernel/x86.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/mm/paging.h>
+#include <kernel/mm/memtag.h>
+#include <kernel/arch/smp.h>
+#include <kernel/arch/irq.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/arch/layout.h>
+#include <kernel/lib/string.h>
+#include <kernel/arch/x86.h>
 
 #define KM_TAG "stress-kmalloc"
 #define PG_TAG "stress-pages"

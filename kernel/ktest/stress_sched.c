@@ -22,12 +22,12 @@
  *    keeps a counter exact
  */
 #include <kernel/ktest/stress_util.h>
-#include <kernel/mutex.h>
-#include <kernel/memtag.h>
-#include <kernel/cpu.h>
-#include <kernel/layout.h>
-#include <kernel/string.h>
-#include <kernel/x86.h>
+#include <kernel/locking/mutex.h>
+#include <kernel/mm/memtag.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/arch/layout.h>
+#include <kernel/lib/string.h>
+#include <kernel/arch/x86.h>
 
 #define WAIT_MS 5000
 

@@ -21,13 +21,13 @@
  *    right after)
  */
 #include <kernel/ktest/stress_util.h>
-#include <kernel/smp.h>
-#include <kernel/rcu.h>
-#include <kernel/irq.h>
-#include <kernel/mutex.h>
-#include <kernel/kmalloc.h>
-#include <kernel/cpu.h>
-#include <kernel/x86.h>
+#include <kernel/arch/smp.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/arch/irq.h>
+#include <kernel/locking/mutex.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/arch/x86.h>
 
 static int
 nworkers(int per_cpu)

@@ -18,11 +18,11 @@
  *    once cancel_work_sync returns
  */
 #include <kernel/ktest/stress_util.h>
-#include <kernel/work.h>
-#include <kernel/timer.h>
-#include <kernel/cpu.h>
-#include <kernel/x86.h>
-#include <kernel/irq.h>
+#include <kernel/sched/work.h>
+#include <kernel/sched/timer.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/arch/x86.h>
+#include <kernel/arch/irq.h>
 
 /* ---- timers on stacks ------------------------------------------------- */
 

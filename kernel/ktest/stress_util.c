@@ -3,9 +3,9 @@
  */
 #include <kernel/ktest/stress_util.h>
 #include <kernel/bootparam.h>
-#include <kernel/cpu.h>
-#include <kernel/sched.h>
-#include <kernel/x86.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/sched/sched.h>
+#include <kernel/arch/x86.h>
 
 int stress_scale = 1;
 BOOTPARAM_INT(stress_scale, stress_scale, 1, 1000,

@@ -14,10 +14,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <kernel/ktest.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/waitq.h>
-#include <kernel/timer.h>
+#include <kernel/sched/waitq.h>
+#include <kernel/sched/timer.h>
 
 /* Multiplier for rounds (sysctl stress_scale, boot stress_scale=N). */
 extern int stress_scale;

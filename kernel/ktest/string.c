@@ -1,5 +1,5 @@
 /*
- * Suite "string": memcpy, memmove and memset (kernel/string.c) against a
+ * Suite "string": memcpy, memmove and memset (kernel/lib/string.c) against a
  * byte-at-a-time reference, for every alignment of source and
  * destination, every length up to a few words and a long one, and every
  * overlap of a memmove in both directions.  memcpy and memset work in
@@ -9,8 +9,8 @@
  * destination must stay untouched and the flag must be clear again
  * afterwards (the ABI assumes it).
  */
-#include <kernel/ktest.h>
-#include <kernel/string.h>
+#include <kernel/debug/ktest.h>
+#include <kernel/lib/string.h>
 #include <stdint.h>
 
 #define BUF     192

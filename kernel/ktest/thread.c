@@ -19,17 +19,17 @@
  * states deterministic.  The gate gives up by itself after a while, so a
  * failing test can never wedge the kworker for good.
  */
-#include <kernel/ktest.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/sched.h>
-#include <kernel/work.h>
-#include <kernel/waitq.h>
-#include <kernel/memtag.h>
-#include <kernel/cpu.h>
-#include <kernel/layout.h>
-#include <kernel/string.h>
-#include <kernel/x86.h>
-#include <kernel/errno.h>
+#include <kernel/sched/sched.h>
+#include <kernel/sched/work.h>
+#include <kernel/sched/waitq.h>
+#include <kernel/mm/memtag.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/arch/layout.h>
+#include <kernel/lib/string.h>
+#include <kernel/arch/x86.h>
+#include <kernel/lib/errno.h>
 
 #define NTHREADS         32
 #define SPIN_DEADLINE_MS 10000

@@ -12,12 +12,12 @@
  * Upper bounds are deliberately loose (seconds): TCG on a shared host
  * stalls for a long time now and then, and a late timer is not a bug.
  */
-#include <kernel/ktest.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/timer.h>
-#include <kernel/waitq.h>
-#include <kernel/cpu.h>
-#include <kernel/x86.h>
+#include <kernel/sched/timer.h>
+#include <kernel/sched/waitq.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/arch/x86.h>
 
 #define LATE_MS 3000 /* how late a timer may fire and still pass */
 

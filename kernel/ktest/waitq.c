@@ -16,11 +16,11 @@
  * while the helper is known to be waiting, never after it may have
  * exited.
  */
-#include <kernel/ktest.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/waitq.h>
-#include <kernel/sched.h>
-#include <kernel/x86.h>
+#include <kernel/sched/waitq.h>
+#include <kernel/sched/sched.h>
+#include <kernel/arch/x86.h>
 
 #define NWAITERS 8
 

@@ -8,12 +8,12 @@
  * restored", or the checkpoint make stress takes next sees it.
  */
 #include "lifetime/lifetime.h"
-#include <kernel/ktest.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/kmalloc.h>
-#include <kernel/sched.h>
-#include <kernel/timer.h>
-#include <kernel/x86.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/sched/sched.h>
+#include <kernel/sched/timer.h>
+#include <kernel/arch/x86.h>
 
 /* Long enough that a settle that does not wait returns well before. */
 #define EXITS_AFTER_MS 300

@@ -14,11 +14,11 @@
  * hooks the kernel registered at boot (net core) stay registered; the
  * cases account for them.
  */
-#include <kernel/errno.h>
-#include <kernel/ktest.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/string.h>
-#include <kernel/x86.h>
+#include <kernel/lib/string.h>
+#include <kernel/arch/x86.h>
 #include "modloader/module_internal.h"
 
 static struct module fake = {.name = "ktest_hooks", .state = MODULE_STATE_LIVE};

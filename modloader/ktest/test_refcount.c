@@ -5,15 +5,15 @@
  * must pass the same cases.  The modules here are fake (no image): only
  * the fields the refcount code reads are set.
  */
-#include <kernel/ktest.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/bootparam.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/kmalloc.h>
-#include <kernel/ksyms.h>
-#include <kernel/stackdepot.h>
-#include <kernel/string.h>
-#include <kernel/errno.h>
-#include <kernel/x86.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/debug/ksyms.h>
+#include <kernel/debug/stackdepot.h>
+#include <kernel/lib/string.h>
+#include <kernel/lib/errno.h>
+#include <kernel/arch/x86.h>
 #include "modloader/module_internal.h"
 
 static struct module *

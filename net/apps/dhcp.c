@@ -17,16 +17,16 @@
 #include "net/ipv4/inet.h"
 #include "net/apps/dhcp_fsm.h"
 #include "net/ipv4/ipv4_hdr.h"
-#include <kernel/refcount.h>
-#include <kernel/errno.h>
-#include <kernel/kmalloc.h>
-#include <kernel/mutex.h>
-#include <kernel/printk.h>
-#include <kernel/sched.h>
-#include <kernel/spinlock.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
-#include <kernel/x86.h>
+#include <kernel/locking/refcount.h>
+#include <kernel/lib/errno.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/locking/mutex.h>
+#include <kernel/console/printk.h>
+#include <kernel/sched/sched.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
+#include <kernel/arch/x86.h>
 
 #define DHCP_BUF        576 /* RFC 2131: the least a client must accept */
 #define DHCP_MAX_METRIC 16  /* default routes tried: one per NIC */

@@ -13,10 +13,10 @@
  */
 #include "net/ipv4/inet.h"
 #include "net/ipv4/ipv4_hdr.h"
-#include <kernel/errno.h>
-#include <kernel/kmalloc.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
+#include <kernel/lib/errno.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
 
 #define TFTP_PORT  69
 #define TFTP_BLOCK 512

@@ -6,12 +6,12 @@
  */
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
-#include <kernel/args.h>
-#include <kernel/errno.h>
+#include <kernel/console/args.h>
+#include <kernel/lib/errno.h>
 #include <kernel/module.h>
-#include <kernel/printk.h>
-#include <kernel/shell.h>
-#include <kernel/string.h>
+#include <kernel/console/printk.h>
+#include <kernel/console/shell.h>
+#include <kernel/lib/string.h>
 
 static const char *
 reg_state_name(int s)

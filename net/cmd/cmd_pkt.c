@@ -18,13 +18,13 @@
  */
 #include <net/core/netdevice.h>
 #include <net/core/skbuff.h>
-#include <kernel/args.h>
-#include <kernel/errno.h>
-#include <kernel/kmalloc.h>
-#include <kernel/printk.h>
-#include <kernel/sched.h>
-#include <kernel/shell.h>
-#include <kernel/string.h>
+#include <kernel/console/args.h>
+#include <kernel/lib/errno.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/console/printk.h>
+#include <kernel/sched/sched.h>
+#include <kernel/console/shell.h>
+#include <kernel/lib/string.h>
 
 #define DUMP_MAX 128
 

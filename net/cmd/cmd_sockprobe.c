@@ -9,14 +9,14 @@
  */
 #include "net/ipv4/inet.h"
 #include "net/ipv4/ipv4_hdr.h"
-#include <kernel/args.h>
-#include <kernel/errno.h>
-#include <kernel/kmalloc.h>
-#include <kernel/printk.h>
-#include <kernel/sched.h>
-#include <kernel/shell.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
+#include <kernel/console/args.h>
+#include <kernel/lib/errno.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/console/printk.h>
+#include <kernel/sched/sched.h>
+#include <kernel/console/shell.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
 
 struct sockprobe {
 	char name[16];

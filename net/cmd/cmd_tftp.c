@@ -13,14 +13,14 @@
  */
 #include "net/ipv4/inet.h"
 #include "modloader/load.h"
-#include <kernel/args.h>
-#include <kernel/errno.h>
-#include <kernel/kmalloc.h>
+#include <kernel/console/args.h>
+#include <kernel/lib/errno.h>
+#include <kernel/mm/kmalloc.h>
 #include <kernel/module.h>
-#include <kernel/printk.h>
-#include <kernel/shell.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
+#include <kernel/console/printk.h>
+#include <kernel/console/shell.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
 
 #define TFTP_DEFAULT_SERVER IP4(10, 0, 2, 2)
 

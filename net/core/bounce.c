@@ -17,13 +17,13 @@
 #include <net/core/netdevice.h>
 #include <net/core/skbuff.h>
 #include "net/core/netdev_internal.h"
-#include <kernel/args.h>
-#include <kernel/cpu.h>
-#include <kernel/errno.h>
-#include <kernel/panic.h>
-#include <kernel/printk.h>
-#include <kernel/shell.h>
-#include <kernel/string.h>
+#include <kernel/console/args.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/panic.h>
+#include <kernel/console/printk.h>
+#include <kernel/console/shell.h>
+#include <kernel/lib/string.h>
 
 #define ETH_P_IPV4   0x0800
 #define IP_OFF_VIHL  0 /* version and IHL */

@@ -13,17 +13,17 @@
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
 #include "net/core/refmode.h"
-#include <kernel/errno.h>
+#include <kernel/lib/errno.h>
 #include <kernel/initcall.h>
-#include <kernel/kmalloc.h>
+#include <kernel/mm/kmalloc.h>
 #include <kernel/module.h>
-#include <kernel/mutex.h>
-#include <kernel/panic.h>
-#include <kernel/printk.h>
-#include <kernel/rcu.h>
-#include <kernel/sched.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
+#include <kernel/locking/mutex.h>
+#include <kernel/debug/panic.h>
+#include <kernel/console/printk.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/sched/sched.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
 
 DEFINE_MUTEX_RANK(rtnl_mutex, LOCK_RANK_RTNL);
 LIST_HEAD(netdev_list);

@@ -1,14 +1,14 @@
 /*
- * The netdevice lists' invariants (kernel/invariant.h), under rtnl:
+ * The netdevice lists' invariants (kernel/debug/invariant.h), under rtnl:
  * every listed device is REGISTERED with a unique name and ifindex and at
  * least its registration's reference; every device waiting on the
  * unregister list is UNREGISTERING and no listed device has its name.
  */
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
-#include <kernel/invariant.h>
-#include <kernel/printk.h>
-#include <kernel/string.h>
+#include <kernel/debug/invariant.h>
+#include <kernel/console/printk.h>
+#include <kernel/lib/string.h>
 
 static const char *
 listed_sane(const struct net_device *dev, char *buf, size_t size)

@@ -18,15 +18,15 @@
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
 #include "net/core/refmode.h"
-#include <kernel/args.h>
-#include <kernel/errno.h>
-#include <kernel/kmalloc.h>
+#include <kernel/console/args.h>
+#include <kernel/lib/errno.h>
+#include <kernel/mm/kmalloc.h>
 #include <kernel/module.h>
-#include <kernel/printk.h>
-#include <kernel/shell.h>
-#include <kernel/spinlock.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
+#include <kernel/console/printk.h>
+#include <kernel/console/shell.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
 
 #define HOLDER_TAG "devhold"
 

@@ -13,11 +13,11 @@
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
 #include <kernel/bootparam.h>
-#include <kernel/ksyms.h>
-#include <kernel/layout.h>
+#include <kernel/debug/ksyms.h>
+#include <kernel/arch/layout.h>
 #include <kernel/module.h>
-#include <kernel/printk.h>
-#include <kernel/rcu.h>
+#include <kernel/console/printk.h>
+#include <kernel/locking/rcu.h>
 
 int legacy_catch;
 BOOTPARAM_BOOL(legacy_catch, legacy_catch,

@@ -12,7 +12,7 @@
  *                   (netdev_refcnt_settled).  A refmode whose ops say
  *                   !percpu (legacy: dev_put must see zero) gets atomic.
  *
- * Tracking (kernel/ref_tracker.h, dev->holders): with netdev_track=1 a
+ * Tracking (kernel/locking/ref_tracker.h, dev->holders): with netdev_track=1 a
  * hold that passes a struct ref_tracker is put on the device's list with
  * its tag, call site and time; holds without one are counted as
  * "untracked".  netdev_track=2 (the default) also saves the hold stack
@@ -26,23 +26,23 @@
  * What a refmode adds to a hold, try-hold or put is its ops' business
  * (net/core/refmode.h; owner takes module references, legacy runs the
  * destructor from the last put).  Every put kicks the drain
- * (kernel/drain.h), so an unregister or rmmod waiting for this count
+ * (kernel/locking/drain.h), so an unregister or rmmod waiting for this count
  * wakes at the last put instead of polling.
  */
-#include <kernel/fault.h>
+#include <kernel/debug/fault.h>
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
 #include "net/core/refmode.h"
 #include <kernel/bootparam.h>
-#include <kernel/drain.h>
+#include <kernel/locking/drain.h>
 #include <kernel/module.h>
-#include <kernel/panic.h>
-#include <kernel/printk.h>
-#include <kernel/racepoint.h>
-#include <kernel/smp.h>
-#include <kernel/stackdepot.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
+#include <kernel/debug/panic.h>
+#include <kernel/console/printk.h>
+#include <kernel/debug/racepoint.h>
+#include <kernel/arch/smp.h>
+#include <kernel/debug/stackdepot.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
 
 static int devref_mode; /* 0 percpu, 1 atomic */
 BOOTPARAM_ENUM(devref, devref_mode, "percpu|atomic",

@@ -15,10 +15,10 @@
 #include <net/core/netdevice.h>
 #include <net/core/skbuff.h>
 #include "net/core/netdev_internal.h"
-#include <kernel/errno.h>
+#include <kernel/lib/errno.h>
 #include <kernel/module.h>
-#include <kernel/mutex.h>
-#include <kernel/rcu.h>
+#include <kernel/locking/mutex.h>
+#include <kernel/locking/rcu.h>
 
 static DEFINE_MUTEX(ptype_mutex);
 static LIST_HEAD(ptype_list); /* RCU */

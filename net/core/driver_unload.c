@@ -30,9 +30,9 @@
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
 #include "net/core/refmode.h"
-#include <kernel/errno.h>
+#include <kernel/lib/errno.h>
 #include <kernel/module.h>
-#include <kernel/string.h>
+#include <kernel/lib/string.h>
 
 void
 netdev_module_quiesce(struct module *mod)

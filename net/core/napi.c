@@ -22,16 +22,16 @@
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
 #include <kernel/module.h>
-#include <kernel/panic.h>
-#include <kernel/printk.h>
-#include <kernel/sched.h>
-#include <kernel/spinlock.h>
-#include <kernel/timer.h>
-#include <kernel/waitq.h>
+#include <kernel/debug/panic.h>
+#include <kernel/console/printk.h>
+#include <kernel/sched/sched.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/sched/timer.h>
+#include <kernel/sched/waitq.h>
 #include <kernel/bootparam.h>
-#include <kernel/clock.h>
-#include <kernel/cpu.h>
-#include <kernel/x86.h>
+#include <kernel/sched/clock.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/arch/x86.h>
 
 #define NAPI_SCHED    1
 #define NAPI_DISABLED 2
@@ -248,7 +248,7 @@ void
 napi_init(void)
 {
 	/* On the boot CPU, where every device interrupt is routed
-	 * (kernel/ioapic.c): the interrupt's wakeup of net_rx stays on one
+	 * (kernel/arch/ioapic.c): the interrupt's wakeup of net_rx stays on one
 	 * CPU, and readers elsewhere know where the receive path runs. */
 	timer_init(&park_timer, park_retry, NULL);
 	net_rx_thread = thread_create("net_rx", net_rx, NULL, 0);

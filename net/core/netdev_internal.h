@@ -11,7 +11,7 @@
  *   net/cmd/cmd_ip.c ip link, refs DEV;  cmd_pkt.c  raw frames for tests
  *
  * Lock order (a lock may be taken while holding those above it, never
- * one above while holding one below; ranks in kernel/lockorder.h,
+ * one above while holding one below; ranks in kernel/locking/lockorder.h,
  * checked at run time):
  *
  *   module_mutex       rmmod calls quiesce/can_unload/resume without it,
@@ -31,9 +31,9 @@
 #define NET_NETDEV_INTERNAL_H
 
 #include <net/core/netdevice.h>
-#include <kernel/cpu.h>
-#include <kernel/ksyms.h>
-#include <kernel/panic.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/debug/ksyms.h>
+#include <kernel/debug/panic.h>
 
 #define NETDEV_TAG "netdev"
 
@@ -78,7 +78,7 @@ void rtnl_assert_held(void) ASSERT_CAPABILITY(rtnl_mutex);
 /* dev_xmit.c */
 void dev_xmit_disable(struct net_device *dev);
 
-/* The device lists use kernel/list.h's RCU helpers: writers hold rtnl,
+/* The device lists use kernel/lib/list.h's RCU helpers: writers hold rtnl,
  * readers rcu_read_lock. */
 
 /* dev_legacy.c: refmode=legacy with legacy_catch=1: true if dev's

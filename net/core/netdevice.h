@@ -39,13 +39,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <kernel/cpu.h>
-#include <kernel/pcpu_counter.h>
-#include <kernel/list.h>
-#include <kernel/ref_tracker.h>
-#include <kernel/refcount.h>
-#include <kernel/rcu.h>
-#include <kernel/spinlock.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/locking/pcpu_counter.h>
+#include <kernel/lib/list.h>
+#include <kernel/locking/ref_tracker.h>
+#include <kernel/locking/refcount.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/locking/spinlock.h>
 
 #define IFNAMSIZ      16
 #define ETH_ALEN      6
@@ -120,13 +120,13 @@ struct napi_struct {
 #define NETIF_F_L4_CSUM (1u << 0)
 
 /* Registration, unregister steps, up/down, notifiers (rtnl_lock);
- * named here for the legend below (kernel/lockcheck.h). */
+ * named here for the legend below (kernel/locking/lockcheck.h). */
 extern struct mutex rtnl_mutex;
 
 /* The legend: which lock guards each field (GUARDED_BY ones checked by
  * make lint).  "immutable": set by the driver or register_netdev before
  * the device is listed, not changed after; "atomic": the __atomic
- * builtins or kernel/refcount.h; "RCU": readers under rcu_read_lock,
+ * builtins or kernel/locking/refcount.h; "RCU": readers under rcu_read_lock,
  * writers under the lock named. */
 struct net_device {
 	/* set at register (under rtnl); a name is reserved until the
@@ -149,7 +149,7 @@ struct net_device {
 	bool pcpu_refs;    /* implementation chosen at alloc_netdev */
 	refcount_t refcnt; /* the base, and every hold with devref=atomic */
 	struct pcpu_counter pcpu_refcnt; /* one cache line per CPU */
-	/* tracked holders (kernel/ref_tracker.h), at the netdev_track
+	/* tracked holders (kernel/locking/ref_tracker.h), at the netdev_track
 	 * level of the device's allocation: 0, 1 site, 2 stacks */
 	struct ref_tracker_dir holders;
 	struct ref_tracker reg_tracker; /* the registration's base ref */

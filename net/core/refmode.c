@@ -6,7 +6,7 @@
 #include "net/core/refmode.h"
 #include <kernel/bootparam.h>
 #include <kernel/module.h>
-#include <kernel/panic.h>
+#include <kernel/debug/panic.h>
 
 int netdev_refmode;
 BOOTPARAM_ENUM(refmode, netdev_refmode, "wait|owner|pinned|legacy",

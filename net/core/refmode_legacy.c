@@ -20,10 +20,10 @@
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
 #include "net/core/refmode.h"
-#include <kernel/printk.h>
-#include <kernel/racepoint.h>
-#include <kernel/rcu.h>
-#include <kernel/string.h>
+#include <kernel/console/printk.h>
+#include <kernel/debug/racepoint.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/lib/string.h>
 
 static void
 legacy_put(struct net_device *dev, struct module *owner, int left)

@@ -12,8 +12,8 @@
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
 #include "net/core/refmode.h"
-#include <kernel/errno.h>
-#include <kernel/string.h>
+#include <kernel/lib/errno.h>
+#include <kernel/lib/string.h>
 
 static int
 pinned_unload_policy(struct module *mod, char *why, size_t size)

@@ -3,9 +3,9 @@
  * frame shows up in `meminfo -d`.
  */
 #include <net/core/skbuff.h>
-#include <kernel/kmalloc.h>
+#include <kernel/mm/kmalloc.h>
 #include <kernel/module.h>
-#include <kernel/panic.h>
+#include <kernel/debug/panic.h>
 
 #define SKB_TAG "skb"
 

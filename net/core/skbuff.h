@@ -12,7 +12,7 @@
 #define NET_SKBUFF_H
 
 #include <stdint.h>
-#include <kernel/list.h>
+#include <kernel/lib/list.h>
 #include <net/core/netdevice.h>
 
 #define SKB_HEADROOM 64

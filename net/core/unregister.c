@@ -12,7 +12,7 @@
  *            here), NETDEV_UNREGISTER so caches drop their references
  *   wait     netdev_refops->unregister_wait: for most refmodes
  *            netdev_wait_allrefs - until only the base reference is
- *            left, woken by the last dev_put (kernel/drain.h), printing
+ *            left, woken by the last dev_put (kernel/locking/drain.h), printing
  *            the holders and re-sending NETDEV_UNREGISTER every second;
  *            Ctrl-C rolls back: listed again under the same name and
  *            index, NETDEV_REGISTER, reopened if it was up
@@ -24,14 +24,14 @@
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
 #include "net/core/refmode.h"
-#include <kernel/drain.h>
+#include <kernel/locking/drain.h>
 #include <kernel/module.h>
-#include <kernel/mutex.h>
-#include <kernel/panic.h>
-#include <kernel/printk.h>
-#include <kernel/rcu.h>
-#include <kernel/sched.h>
-#include <kernel/timer.h>
+#include <kernel/locking/mutex.h>
+#include <kernel/debug/panic.h>
+#include <kernel/console/printk.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/sched/sched.h>
+#include <kernel/sched/timer.h>
 
 void
 netdev_unregister_begin(struct net_device *dev, bool by_rmmod)

@@ -26,24 +26,24 @@
 #include "net/ipv4/ether_hdr.h"
 #include "net/ipv4/ipv4_hdr.h"
 #include "net/ipv4/neigh_fsm.h"
-#include <kernel/refcount.h>
-#include <kernel/errno.h>
-#include <kernel/invariant.h>
-#include <kernel/kmalloc.h>
-#include <kernel/panic.h>
-#include <kernel/printk.h>
-#include <kernel/racepoint.h>
-#include <kernel/rcu.h>
-#include <kernel/seqcount.h>
-#include <kernel/spinlock.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
+#include <kernel/locking/refcount.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/invariant.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/debug/panic.h>
+#include <kernel/console/printk.h>
+#include <kernel/debug/racepoint.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/locking/seqcount.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
 
 #define NEIGH_MAX 128
 
 static DEFINE_SPINLOCK_RANK(neigh_lock, LOCK_RANK_NEIGH);
 
-/* The legend: which lock guards each field (kernel/lockcheck.h checks
+/* The legend: which lock guards each field (kernel/locking/lockcheck.h checks
  * the GUARDED_BY ones; make lint). */
 struct neighbour {
 	/* RCU: in neigh_table while not dead; writers hold neigh_lock */

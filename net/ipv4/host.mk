@@ -53,7 +53,7 @@ $(HOSTBIN)/net-mkseeds: tests/net/mkseeds.c tests/net/packets.c \
 		tests/net/mkseeds.c tests/net/packets.c
 
 # Freestanding: built as the kernel builds it, the only undefined
-# symbols allowed are the mem* functions kernel/string.c provides.
+# symbols allowed are the mem* functions kernel/lib/string.c provides.
 NET_KALLOWED := memcpy|memmove|memset|memcmp
 $(NET_DIR)/kcheck.o: $(NET_PROTO) $(NET_PROTO_H)
 	@mkdir -p $(dir $@)/k

@@ -20,10 +20,10 @@
 #include "net/ipv4/ipv4_hdr.h"
 #include "net/ipv4/tbucket.h"
 #include <kernel/bootparam.h>
-#include <kernel/errno.h>
-#include <kernel/spinlock.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
+#include <kernel/lib/errno.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
 
 #define PEER_SLOTS 16
 #define PEER_BURST 6

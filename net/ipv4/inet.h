@@ -28,10 +28,10 @@
 #include <stdint.h>
 #include <net/core/netdevice.h>
 #include <net/core/skbuff.h>
-#include <kernel/refcount.h>
-#include <kernel/cpu.h>
-#include <kernel/list.h>
-#include <kernel/waitq.h>
+#include <kernel/locking/refcount.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/lib/list.h>
+#include <kernel/sched/waitq.h>
 #include "net/ipv4/net_drop.h"
 #include "net/ipv4/proto_lib.h"
 

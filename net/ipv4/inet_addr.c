@@ -9,7 +9,7 @@
  * The table is read on every packet (is it for us, is the next hop a
  * broadcast) and written when an address comes or goes: writers take
  * addr_lock and bump addr_seq, readers take no lock and read again if a
- * write overlapped (kernel/seqcount.h).
+ * write overlapped (kernel/locking/seqcount.h).
  *
  * The notifier registered here is the one place where the stack learns
  * that a device goes down or away; it flushes every cache in order:
@@ -19,14 +19,14 @@
  */
 #include "net/ipv4/inet.h"
 #include "net/ipv4/ipv4_hdr.h"
-#include <kernel/clock.h>
-#include <kernel/errno.h>
+#include <kernel/sched/clock.h>
+#include <kernel/lib/errno.h>
 #include <kernel/initcall.h>
-#include <kernel/printk.h>
-#include <kernel/sched.h>
-#include <kernel/seqcount.h>
-#include <kernel/spinlock.h>
-#include <kernel/string.h>
+#include <kernel/console/printk.h>
+#include <kernel/sched/sched.h>
+#include <kernel/locking/seqcount.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/lib/string.h>
 
 #define MAX_IFADDR 8
 

@@ -19,10 +19,10 @@
 #include "net/ipv4/ether_hdr.h"
 #include "net/ipv4/icmp_proto.h"
 #include "net/ipv4/ipv4_hdr.h"
-#include <kernel/errno.h>
+#include <kernel/lib/errno.h>
 #include <kernel/module.h>
-#include <kernel/mutex.h>
-#include <kernel/rcu.h>
+#include <kernel/locking/mutex.h>
+#include <kernel/locking/rcu.h>
 
 static const struct inet_protocol *volatile inet_protos[256];
 static DEFINE_MUTEX(proto_mutex);

@@ -8,8 +8,8 @@
  */
 #include "net/ipv4/inet.h"
 #include "net/ipv4/ipv4_hdr.h"
-#include <kernel/errno.h>
-#include <kernel/panic.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/panic.h>
 
 /*
  * Every packet we send has DF set, so its ID only tells a receiver's

@@ -4,7 +4,7 @@
  * nothing more: memcpy/memset/memcmp, errno values and big-endian loads
  * and stores; and where the kernel image puts the packet path's
  * functions (PACKET_RX, PACKET_TX: nothing on the host).  The same files build freestanding for the kernel (where
- * kernel/string.h supplies the mem* functions) and hosted for the unit
+ * kernel/lib/string.h supplies the mem* functions) and hosted for the unit
  * tests and the fuzzer (where libc does).
  *
  * Conventions of the whole layer:
@@ -28,8 +28,8 @@
 #include <errno.h>
 #include <string.h>
 #else
-#include "kernel/errno.h"
-#include "kernel/string.h"
+#include "kernel/lib/errno.h"
+#include "kernel/lib/string.h"
 #endif
 
 /*

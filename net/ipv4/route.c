@@ -31,18 +31,18 @@
 #include "net/ipv4/inet.h"
 #include "net/ipv4/ipv4_hdr.h"
 #include "net/ipv4/route_table.h"
-#include <kernel/refcount.h>
+#include <kernel/locking/refcount.h>
 #include <kernel/bootparam.h>
-#include <kernel/errno.h>
-#include <kernel/invariant.h>
-#include <kernel/kmalloc.h>
-#include <kernel/panic.h>
-#include <kernel/printk.h>
-#include <kernel/racepoint.h>
-#include <kernel/rcu.h>
-#include <kernel/spinlock.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/invariant.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/debug/panic.h>
+#include <kernel/console/printk.h>
+#include <kernel/debug/racepoint.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
 
 #define ROUTE_SLOTS 32
 

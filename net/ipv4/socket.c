@@ -18,17 +18,17 @@
  * is non-blocking or MSG_DONTWAIT is given (-EAGAIN).
  */
 #include "net/ipv4/inet.h"
-#include <kernel/refcount.h>
-#include <kernel/errno.h>
-#include <kernel/fault.h>
-#include <kernel/invariant.h>
-#include <kernel/kmalloc.h>
+#include <kernel/locking/refcount.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/fault.h>
+#include <kernel/debug/invariant.h>
+#include <kernel/mm/kmalloc.h>
 #include <kernel/module.h>
-#include <kernel/mutex.h>
-#include <kernel/printk.h>
-#include <kernel/spinlock.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
+#include <kernel/locking/mutex.h>
+#include <kernel/console/printk.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
 
 static DEFINE_MUTEX(proto_mutex);
 static LIST_HEAD(protos);

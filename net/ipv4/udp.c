@@ -37,13 +37,13 @@
 #include "net/ipv4/ipv4_hdr.h"
 #include "net/ipv4/icmp_proto.h"
 #include "net/ipv4/udp_proto.h"
-#include <kernel/errno.h>
-#include <kernel/kmalloc.h>
-#include <kernel/panic.h>
-#include <kernel/racepoint.h>
-#include <kernel/rcu.h>
-#include <kernel/spinlock.h>
-#include <kernel/string.h>
+#include <kernel/lib/errno.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/debug/panic.h>
+#include <kernel/debug/racepoint.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/lib/string.h>
 
 #define UDP_RXQ_MAX    64
 #define UDP_PORT_FIRST 49152

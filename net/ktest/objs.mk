@@ -2,7 +2,6 @@
 # folder's objs.mk; a source not listed here is a build error).  In
 # link order: the C files, then the assembly.
 KSRCS += \
-	net/ktest/bench_devref.c \
 	net/ktest/test_inet.c \
 	net/ktest/test_netdev.c \
 	net/ktest/test_netdev_race.c \

@@ -26,13 +26,13 @@
  * Cases that need unregister_netdev to wait (refmode=wait) skip
  * otherwise.
  */
-#include <kernel/errno.h>
-#include <kernel/ktest.h>
-#include <kernel/memtag.h>
-#include <kernel/racepoint.h>
-#include <kernel/rcu.h>
-#include <kernel/sched.h>
-#include <kernel/string.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/ktest.h>
+#include <kernel/mm/memtag.h>
+#include <kernel/debug/racepoint.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/sched/sched.h>
+#include <kernel/lib/string.h>
 #include "net/ipv4/inet.h"
 #include "net/ipv4/arp_proto.h"
 #include "net/ipv4/ether_hdr.h"
@@ -42,8 +42,8 @@
 #include "net/ipv4/udp_proto.h"
 #include "net/core/refmode.h"
 #include <kernel/bootparam.h>
-#include <kernel/timer.h>
-#include <kernel/x86.h>
+#include <kernel/sched/timer.h>
+#include <kernel/arch/x86.h>
 #include "kernel/ktest/ktest_util.h"
 
 #define NET_A IP4(192, 168, 77, 1)

@@ -17,16 +17,16 @@
  * counter move, and off when net_busy_poll_us is 0.
  * Cases that depend on refmode=wait skip under the other modes.
  */
-#include <kernel/errno.h>
-#include <kernel/ktest.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/sched.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
-#include <kernel/clock.h>
+#include <kernel/sched/sched.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
+#include <kernel/sched/clock.h>
 #include <kernel/bootparam.h>
-#include <kernel/ksyms.h>
-#include <kernel/stackdepot.h>
+#include <kernel/debug/ksyms.h>
+#include <kernel/debug/stackdepot.h>
 #include <net/core/netdevice.h>
 #include <net/core/skbuff.h>
 #include "net/core/netdev_internal.h"

@@ -22,15 +22,15 @@
  *                                      finishing frees the device; the
  *                                      finish must not touch it after
  */
-#include <kernel/errno.h>
-#include <kernel/kmalloc.h>
-#include <kernel/ktest.h>
+#include <kernel/lib/errno.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
 #include <kernel/module.h>
-#include <kernel/racepoint.h>
-#include <kernel/sched.h>
-#include <kernel/string.h>
-#include <kernel/x86.h>
+#include <kernel/debug/racepoint.h>
+#include <kernel/sched/sched.h>
+#include <kernel/lib/string.h>
+#include <kernel/arch/x86.h>
 #include <net/core/netdevice.h>
 #include "net/core/netdev_internal.h"
 #include "net/core/refmode.h"

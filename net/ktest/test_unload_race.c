@@ -1,6 +1,6 @@
 /*
  * Suite "unload_race": rmmod racing a second lifetime operation, each
- * race hit every time through a race point (kernel/racepoint.h) rather
+ * race hit every time through a race point (kernel/debug/racepoint.h) rather
  * than by luck.  Needs hello.ko and netsim.ko as boot modules (the
  * scenario tests/scenarios/races-unload.scn); cases skip without them.
  *
@@ -25,14 +25,14 @@
  *                                 forever, interrupts off (make
  *                                 stress-long hung so)
  */
-#include <kernel/errno.h>
-#include <kernel/ktest.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/racepoint.h>
-#include <kernel/rcu.h>
-#include <kernel/sched.h>
-#include <kernel/string.h>
-#include <kernel/x86.h>
+#include <kernel/debug/racepoint.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/sched/sched.h>
+#include <kernel/lib/string.h>
+#include <kernel/arch/x86.h>
 #include <net/core/netdevice.h>
 #include "net/core/refmode.h"
 #include "modloader/module_internal.h"

@@ -36,7 +36,7 @@ $(HOSTBIN)/tcp-fuzz: $(TCP_CORE) $(TCP_FUZZSRC) $(TCP_HDRS)
 		-o $@ $(TCP_CORE) $(TCP_FUZZSRC)
 
 # The core must build for the kernel and need nothing from outside but
-# the mem* functions kernel/string.h provides.
+# the mem* functions kernel/lib/string.h provides.
 $(TCP_DIR)/kcheck.o: $(TCP_CORE) $(TCP_HDRS)
 	@mkdir -p $(dir $@)/k
 	@for f in $(TCP_CORE); do \

@@ -83,7 +83,7 @@ freeze(void)
 		pause();
 }
 
-/* The hang dump's shape (kernel/hangdump.h); cut: no end line. */
+/* The hang dump's shape (kernel/debug/hangdump.h); cut: no end line. */
 static void
 hang_dump(bool cut)
 {

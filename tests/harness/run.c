@@ -223,7 +223,7 @@ last_output(struct run *R)
 }
 
 /*
- * The guest's hang dump (kernel/hangdump.h, docs/commands.md): after a
+ * The guest's hang dump (kernel/debug/hangdump.h, docs/commands.md): after a
  * wait timed out, while QEMU still runs, send Ctrl-T and let the dump
  * reach the log right after the failure line, so whoever reads a failed
  * run sees which thread waits where and which locks are held.  Bounded

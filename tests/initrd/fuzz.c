@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the cpio newc reader (kernel/newc.c): any input
+ * libFuzzer target for the cpio newc reader (kernel/lib/newc.c): any input
  * is walked to its end or its first error; every entry handed out must
  * lie inside the input, and an error must come with a message.
  */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/newc.h"
+#include "kernel/lib/newc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-# Host builds of the cpio newc reader (kernel/newc.c), and the archives
+# Host builds of the cpio newc reader (kernel/lib/newc.c), and the archives
 # its scenarios need, included by the top Makefile after HOSTBIN, HOSTCC,
 # MODOUT, INITRD and BOOT_MODULES are set:
 #
@@ -10,21 +10,21 @@
 
 INITRD_DIR := $(HOSTBIN)/initrd
 INITRD_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
-INITRD_UTSRC := kernel/newc.c scripts/newc_write.c tests/initrd/unittest.c \
+INITRD_UTSRC := kernel/lib/newc.c scripts/newc_write.c tests/initrd/unittest.c \
 	tests/lib/ktap.c
 
 # GNU cpio makes the archives the reader is checked against.
 DEPS_PKGS += cpio
 
-$(HOSTBIN)/initrd-unittest: $(INITRD_UTSRC) kernel/newc.h scripts/newc_write.h
+$(HOSTBIN)/initrd-unittest: $(INITRD_UTSRC) kernel/lib/newc.h scripts/newc_write.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) $(INITRD_SAN) -o $@ $(INITRD_UTSRC)
 
-$(HOSTBIN)/initrd-fuzz: kernel/newc.c tests/initrd/fuzz.c kernel/newc.h
+$(HOSTBIN)/initrd-fuzz: kernel/lib/newc.c tests/initrd/fuzz.c kernel/lib/newc.h
 	@mkdir -p $(dir $@)
 	clang -std=c11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ kernel/newc.c tests/initrd/fuzz.c
+		-o $@ kernel/lib/newc.c tests/initrd/fuzz.c
 
 # The fuzzer's working corpus stays in build/, seeded from a real archive.
 $(INITRD_DIR)/corpus/.stamp: $(INITRD)

@@ -1,5 +1,5 @@
 /*
- * initrd-unittest: the cpio newc reader (kernel/newc.c) on the host,
+ * initrd-unittest: the cpio newc reader (kernel/lib/newc.c) on the host,
  * against archives from our writer (scripts/newc_write.c), hand-made
  * damaged ones, every truncation of a good one, and (arguments) archives
  * made by other tools, e.g. GNU cpio -H newc.  KTAP v1 on stdout.
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernel/newc.h"
+#include "kernel/lib/newc.h"
 #include "scripts/newc_write.h"
 #include "tests/lib/ktap.h"
 

@@ -242,7 +242,7 @@ job_boot_kernel(FILE *f, const char *prefix, const char *cmdline, int smp,
  * (console lines end in \r\r\n): pexpect matches partial buffers, and
  * without the \r a name could be cut where a read ended.  Suite lines
  * ("ok 1 smp") carry no dot and are not cases.  The end marker is printed
- * by the kernel after the last result (kernel/ktest.c).  A result starts a
+ * by the kernel after the last result (kernel/debug/ktest.c).  A result starts a
  * line (after its indentation), so a diagnostic that quotes "ok 1 a.b"
  * is not a case.
  */

@@ -1,4 +1,4 @@
-# make lint: the lock legends checked by the compiler (kernel/lockcheck.h).
+# make lint: the lock legends checked by the compiler (kernel/locking/lockcheck.h).
 # clang's thread-safety analysis over every kernel and module source,
 # analysis only (-fsyntax-only: gcc builds the kernel), warnings as
 # errors.  Included after modloader/modules.mk (MODULE_DIRS, TCPKO_SRCS).

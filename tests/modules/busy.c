@@ -12,13 +12,13 @@
  * The console command `busy` shows the state and `busy add N` makes more
  * objects, so a test can prove the module still works after Ctrl-C.
  */
-#include <kernel/args.h>
+#include <kernel/console/args.h>
 #include <kernel/module.h>
-#include <kernel/printk.h>
-#include <kernel/shell.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
-#include <kernel/errno.h>
+#include <kernel/console/printk.h>
+#include <kernel/console/shell.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
+#include <kernel/lib/errno.h>
 
 static int objects = 3;
 static int drain_ms = 400;

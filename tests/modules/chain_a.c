@@ -3,7 +3,7 @@
  * chain_c).  Exports a function and a variable.
  */
 #include <kernel/module.h>
-#include <kernel/printk.h>
+#include <kernel/console/printk.h>
 
 int chain_a_calls;
 

@@ -1,6 +1,6 @@
 /* chain_b: uses chain_a, exports chain_b_twice to chain_c. */
 #include <kernel/module.h>
-#include <kernel/printk.h>
+#include <kernel/console/printk.h>
 
 int chain_a_value(int x);
 

@@ -1,6 +1,6 @@
 /* chain_c: the top of the chain; uses chain_b (and so, indirectly, a). */
 #include <kernel/module.h>
-#include <kernel/printk.h>
+#include <kernel/console/printk.h>
 
 int chain_b_twice(int x);
 extern int chain_a_calls;

@@ -4,9 +4,9 @@
  * the memory with keep_failed_init=1.
  */
 #include <kernel/module.h>
-#include <kernel/printk.h>
-#include <kernel/kmalloc.h>
-#include <kernel/errno.h>
+#include <kernel/console/printk.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/lib/errno.h>
 
 static int
 failinit_init(void)

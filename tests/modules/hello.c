@@ -4,13 +4,13 @@
  * `hello` command shows the owner rule: while a module's command runs,
  * the shell holds a reference on the module (refcount 1 inside it).
  */
-#include <kernel/args.h>
+#include <kernel/console/args.h>
 #include <kernel/module.h>
-#include <kernel/printk.h>
-#include <kernel/shell.h>
-#include <kernel/irq.h>
-#include <kernel/errno.h>
-#include <kernel/string.h>
+#include <kernel/console/printk.h>
+#include <kernel/console/shell.h>
+#include <kernel/arch/irq.h>
+#include <kernel/lib/errno.h>
+#include <kernel/lib/string.h>
 
 static bool quiet;
 MODULE_PARAM(quiet, BOOL, "print nothing (for load/unload loops)");

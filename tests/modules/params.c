@@ -3,7 +3,7 @@
  * `insmod params k=v ...` reach the module before init runs.
  */
 #include <kernel/module.h>
-#include <kernel/printk.h>
+#include <kernel/console/printk.h>
 
 static int count = 3;
 static unsigned int mask = 0xff;

@@ -13,11 +13,11 @@
  * thread's feet, and the use-after-unload detector must name it.
  */
 #include <kernel/module.h>
-#include <kernel/printk.h>
-#include <kernel/sched.h>
-#include <kernel/timer.h>
-#include <kernel/errno.h>
-#include <kernel/x86.h>
+#include <kernel/console/printk.h>
+#include <kernel/sched/sched.h>
+#include <kernel/sched/timer.h>
+#include <kernel/lib/errno.h>
+#include <kernel/arch/x86.h>
 
 static int tail_ms = 300;
 static int put_delay_ms;

@@ -5,9 +5,9 @@
  * module, so rmmod waits for it, and while the module is GOING
  * sock_create fails with EPROTONOSUPPORT.  The sockets do nothing.
  */
-#include <kernel/errno.h>
+#include <kernel/lib/errno.h>
 #include <kernel/module.h>
-#include <kernel/printk.h>
+#include <kernel/console/printk.h>
 #include "net/ipv4/inet.h"
 
 #define SOCKPROTO_PROTOCOL 253

@@ -78,7 +78,7 @@ struct op {
 };
 static struct op script[MAXOPS];
 static int nscript;
-/* The schedule's change points as places (at=, kernel/schedctl.h): a
+/* The schedule's change points as places (at=, kernel/sched/schedctl.h): a
  * worker, an op (its oplog number) and a point within it.  A trial
  * renumbers them for the ops it keeps; a place whose op went moves to
  * the start of the worker's next op. */

@@ -34,7 +34,7 @@ static const char *const devs[] = {"eth0", "eth1", "nsim0"};
 #define NDEVS (sizeof(devs) / sizeof(devs[0]))
 
 /* The union of error codes the console commands below may answer; every
- * other one is rejected (kernel/errno.c's names). */
+ * other one is rejected (kernel/lib/errno.c's names). */
 static const char *const never[] = {
     "E2BIG",        "EADDRINUSE",   "EAGAIN",          "EALREADY",
     "ECONNABORTED", "ECONNREFUSED", "ECONNRESET",      "EFAULT",

@@ -4,10 +4,10 @@
  * It exports a function, takes a parameter, and registers a console
  * command whose owner is the module itself.
  */
-#include <kernel/args.h>
+#include <kernel/console/args.h>
 #include <kernel/module.h>
-#include <kernel/printk.h>
-#include <kernel/shell.h>
+#include <kernel/console/printk.h>
+#include <kernel/console/shell.h>
 
 static int times = 1;
 MODULE_PARAM(times, INT, "how many times `hello-ext` greets");

@@ -23,13 +23,13 @@
  */
 #include <drivers/pci.h>
 #include "drivers/net/virtio_net/virtio_pci.h"
-#include <kernel/errno.h>
-#include <kernel/irq.h>
+#include <kernel/lib/errno.h>
+#include <kernel/arch/irq.h>
 #include <kernel/module.h>
-#include <kernel/page_alloc.h>
-#include <kernel/printk.h>
-#include <kernel/rcu.h>
-#include <kernel/string.h>
+#include <kernel/mm/page_alloc.h>
+#include <kernel/console/printk.h>
+#include <kernel/locking/rcu.h>
+#include <kernel/lib/string.h>
 #include <net/core/netdevice.h>
 #include <net/core/skbuff.h>
 

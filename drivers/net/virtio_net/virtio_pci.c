@@ -6,8 +6,8 @@
  * not fit in its BAR, makes the modern transport unusable.
  */
 #include "drivers/net/virtio_net/virtio_pci.h"
-#include <kernel/errno.h>
-#include <kernel/x86.h>
+#include <kernel/lib/errno.h>
+#include <kernel/arch/x86.h>
 
 /* Legacy register block (sec. 4.1.4.8), without MSI-X. */
 #define L_HOST_FEATURES  0x00

@@ -19,15 +19,15 @@
 #include "net/tcp/ko/tcp_mod.h"
 #include "net/tcp/ko/pattern.h"
 #include "net/ipv4/ipv4_hdr.h"
-#include <kernel/args.h>
-#include <kernel/errno.h>
-#include <kernel/kmalloc.h>
-#include <kernel/printk.h>
-#include <kernel/shell.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
-#include <kernel/cpu.h>
-#include <kernel/sched.h>
+#include <kernel/console/args.h>
+#include <kernel/lib/errno.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/console/printk.h>
+#include <kernel/console/shell.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
+#include <kernel/arch/cpu.h>
+#include <kernel/sched/sched.h>
 
 #define CHUNK               16384
 #define CONNECT_TIMEOUT_MS  10000 /* default; the SYN retries take 63 s */

@@ -13,13 +13,13 @@
  * still owns.  Everything here is under tcp_lock.
  */
 #include "net/tcp/ko/tcp_mod.h"
-#include <kernel/errno.h>
-#include <kernel/kmalloc.h>
-#include <kernel/list.h>
+#include <kernel/lib/errno.h>
+#include <kernel/mm/kmalloc.h>
+#include <kernel/lib/list.h>
 #include <kernel/module.h>
-#include <kernel/panic.h>
-#include <kernel/printk.h>
-#include <kernel/timer.h>
+#include <kernel/debug/panic.h>
+#include <kernel/console/printk.h>
+#include <kernel/sched/timer.h>
 
 #define ECHO_BUF     2048
 #define ECHO_BACKLOG 16

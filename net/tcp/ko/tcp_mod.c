@@ -11,16 +11,16 @@
 #include "net/tcp/ko/tcp_mod.h"
 #include "net/ipv4/ipv4_hdr.h"
 #include "net/tcp/resident/tcp_persist.h"
-#include <kernel/errno.h>
-#include <kernel/invariant.h>
-#include <kernel/kmalloc.h>
+#include <kernel/lib/errno.h>
+#include <kernel/debug/invariant.h>
+#include <kernel/mm/kmalloc.h>
 #include <kernel/module.h>
-#include <kernel/panic.h>
-#include <kernel/printk.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
-#include <kernel/work.h>
-#include <kernel/x86.h>
+#include <kernel/debug/panic.h>
+#include <kernel/console/printk.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
+#include <kernel/sched/work.h>
+#include <kernel/arch/x86.h>
 
 #define TXQ_MAX     256 /* emitted segments waiting to be sent */
 #define TICK_MAX_MS 100

@@ -21,8 +21,8 @@
 
 #include "net/ipv4/inet.h"
 #include "net/tcp/tcp.h"
-#include <kernel/spinlock.h>
-#include <kernel/waitq.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/sched/waitq.h>
 
 #define TCP_TAG "tcp" /* kmalloc tag of everything in tcp.ko */
 

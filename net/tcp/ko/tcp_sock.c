@@ -16,12 +16,12 @@
 #include "net/tcp/ko/tcp_mod.h"
 #include "net/ipv4/ipv4_hdr.h"
 #include "net/tcp/resident/tcp_persist.h"
-#include <kernel/errno.h>
-#include <kernel/kmalloc.h>
+#include <kernel/lib/errno.h>
+#include <kernel/mm/kmalloc.h>
 #include <kernel/module.h>
-#include <kernel/printk.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
+#include <kernel/console/printk.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
 
 struct tcp_sk {
 	struct tcp_user u; /* first: the pcb's user pointer */

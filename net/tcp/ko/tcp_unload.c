@@ -15,11 +15,11 @@
  */
 #include "net/tcp/ko/tcp_mod.h"
 #include "net/tcp/resident/tcp_persist.h"
-#include <kernel/errno.h>
+#include <kernel/lib/errno.h>
 #include <kernel/module.h>
-#include <kernel/printk.h>
-#include <kernel/string.h>
-#include <kernel/timer.h>
+#include <kernel/console/printk.h>
+#include <kernel/lib/string.h>
+#include <kernel/sched/timer.h>
 
 static volatile bool going;
 

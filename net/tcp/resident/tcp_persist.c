@@ -8,8 +8,8 @@
 #include "net/ipv4/inet_csum.h"
 #include <kernel/bootparam.h>
 #include <kernel/module.h>
-#include <kernel/spinlock.h>
-#include <kernel/x86.h>
+#include <kernel/locking/spinlock.h>
+#include <kernel/arch/x86.h>
 
 #define PORT_LOW  49152
 #define PORT_HIGH 65535

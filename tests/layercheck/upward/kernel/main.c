@@ -1,4 +1,4 @@
 /* Upward: the core names the IPv4 layer. */
-#include <kernel/printk.h>
+#include <kernel/console/printk.h>
 #include <net/ipv4/inet.h>
 #include <stdint.h>
