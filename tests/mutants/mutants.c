@@ -18,11 +18,13 @@
  *     -o REPORT  a markdown table (default build/mutants/report.md)
  *     -j N       jobs for make and the harness (default 2)
  *     -p PROBES  the repro probes (default tests/mutants/probes.list):
- *                for each detected mutant, lifetime stress scenarios
- *                under controlled schedules run in order until one
- *                fails; make repro (build/host/repro -r RUNS) then
- *                shrinks that run, and the table says to how many ops
- *                and whether it fails every time
+ *                for each detected mutant, make repro (build/host/repro
+ *                -r RUNS) shrinks the detecting run if it was a
+ *                lifetime stress run, else (or if that is not reduced)
+ *                the first failing run of these lifetime stress
+ *                scenarios under controlled schedules, in order; the
+ *                table says to how many ops, from which run, and
+ *                whether it fails every time
  *     -r RUNS    make repro's verifying runs (default 10)
  *     --no-repro the detection alone
  *     --ktap     a KTAP point per mutant, ok when its outcome is the one
@@ -37,6 +39,7 @@
  * broken: exit 1.
  */
 #include <errno.h>
+#include <glob.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -439,51 +442,21 @@ try_mutant(struct mutant *m, const char *work, const char *logs, int jobs)
 	}
 }
 
-/* The probes, in order, on the mutant's build; the first that fails
- * gives make repro its log.  The result is what repro's last line says
- * ("repro: ... result: N op(s) (a script), K of R runs fail, T
- * trials"). */
-static void
-try_repro(struct mutant *m, const char *work, const char *logs, int jobs,
-          int runs)
+/* make repro on one failing log; m->repro says what came of it, from
+ * repro's last line ("repro: ... result: N op(s) (a script), K of R
+ * runs fail, T trials").  True if reduced. */
+static bool
+repro_on(struct mutant *m, const char *work, const char *logs, int runs,
+         const char *log, const char *what)
 {
-	char failed[FIELD * 2] = "", line[4096], path[4096 + FIELD * 2];
-	double t0 = now_s();
+	char line[4096], path[4096 + FIELD * 2];
 	FILE *f;
 
-	m->repro_ops = -1;
-	snprintf(m->repro, sizeof(m->repro), "no probe fails");
-	for (int i = 0; i < nprobes && failed[0] == '\0'; i++) {
-		fprintf(stderr, "mutants: %s: probe %s\n", m->name, probes[i]);
-		snprintf(path, sizeof(path), "%s/%s.probe.out", logs, m->name);
-		if (run("cd %s && build/host/modref-harness test -j %d --logs "
-		        "%s/%s/probes %s > %s 2>&1",
-		        work, jobs, logs, m->name, probes[i], path) == 0)
-			continue;
-		/* "# FAILED NAME[PROFILE] (log: PATH)": its log */
-		f = fopen(path, "r");
-		while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
-			char *l = strstr(line, "(log: ");
-
-			if (strncmp(line, "# FAILED ", 9) == 0 && l != NULL &&
-			    sscanf(l + 6, "%511[^)]", failed) == 1)
-				break;
-		}
-		if (f != NULL)
-			fclose(f);
-		if (failed[0] == '\0')
-			snprintf(m->repro, sizeof(m->repro),
-			         "%s failed with no log", probes[i]);
-	}
-	if (failed[0] == '\0') {
-		m->repro_secs = now_s() - t0;
-		return;
-	}
-	fprintf(stderr, "mutants: %s: make repro on %s\n", m->name, failed);
+	fprintf(stderr, "mutants: %s: make repro on %s %s\n", m->name, what,
+	        log);
 	run("cd %s && build/host/repro -r %d -o %s/%s.repro.scn %s 2> "
 	    "%s/%s.repro.err",
-	    work, runs, logs, m->name, failed, logs, m->name);
-	m->repro_secs = now_s() - t0;
+	    work, runs, logs, m->name, log, logs, m->name);
 	snprintf(m->repro, sizeof(m->repro), "repro broke (see %s.repro.err)",
 	         m->name);
 	snprintf(path, sizeof(path), "%s/%s.repro.err", logs, m->name);
@@ -502,16 +475,109 @@ try_repro(struct mutant *m, const char *work, const char *logs, int jobs,
 		           &t) == 3) {
 			m->repro_ops = ops;
 			m->reduced = ops <= REDUCED_OPS && k == n;
-			snprintf(m->repro, sizeof(m->repro),
-			         "%ld op(s), %d of %d runs fail, %d trials",
-			         ops, k, n, t);
+			snprintf(
+			    m->repro, sizeof(m->repro),
+			    "%ld op(s), %d of %d runs fail, %d trials (%s)",
+			    ops, k, n, t, what);
 		} else {
-			snprintf(m->repro, sizeof(m->repro), "%s",
-			         strstr(line, "] result: ") + 10);
+			snprintf(m->repro, sizeof(m->repro), "%s (%s)",
+			         strstr(line, "] result: ") + 10, what);
 		}
 	}
 	if (f != NULL)
 		fclose(f);
+	return m->reduced;
+}
+
+/* Is the log a failed lifetime stress run (what make repro shrinks)? */
+static bool
+failed_lifetime_run(const char *log)
+{
+	char line[4096];
+	bool run_line = false, failed = false;
+	FILE *f = fopen(log, "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		run_line |= strstr(line, "stress: lifetime: run: ") != NULL;
+		failed |= strncmp(line, "### harness: FAIL", 17) == 0;
+	}
+	if (f != NULL)
+		fclose(f);
+	return run_line && failed;
+}
+
+/* The detecting scenario's failed lifetime run, if it was one (its logs
+ * were kept in logs/NAME/ at detection). */
+static bool
+detecting_run(const struct mutant *m, const char *logs, char *out, size_t size)
+{
+	const char *base = strrchr(m->by, '/');
+	char pattern[4096 + FIELD * 2];
+	glob_t g;
+	bool found = false;
+
+	base = base != NULL ? base + 1 : m->by;
+	snprintf(pattern, sizeof(pattern), "%s/%s/%.*s-*.log", logs, m->name,
+	         (int)strcspn(base, "."), base);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return false;
+	for (size_t i = 0; i < g.gl_pathc && !found; i++)
+		if (failed_lifetime_run(g.gl_pathv[i])) {
+			snprintf(out, size, "%s", g.gl_pathv[i]);
+			found = true;
+		}
+	globfree(&g);
+	return found;
+}
+
+/* The detecting run, if it was a lifetime stress run, then the probes in
+ * order on the mutant's build: make repro on each failing one until one
+ * is reduced. */
+static void
+try_repro(struct mutant *m, const char *work, const char *logs, int jobs,
+          int runs)
+{
+	char failed[FIELD * 2], line[4096], path[4096 + FIELD * 2];
+	double t0 = now_s();
+	bool tried = false;
+	FILE *f;
+
+	m->repro_ops = -1;
+	if (detecting_run(m, logs, path, sizeof(path))) {
+		tried = true;
+		if (repro_on(m, work, logs, runs, path, "the detecting run")) {
+			m->repro_secs = now_s() - t0;
+			return;
+		}
+	}
+	for (int i = 0; i < nprobes; i++) {
+		fprintf(stderr, "mutants: %s: probe %s\n", m->name, probes[i]);
+		snprintf(path, sizeof(path), "%s/%s.probe.out", logs, m->name);
+		if (run("cd %s && build/host/modref-harness test -j %d --logs "
+		        "%s/%s/probes %s > %s 2>&1",
+		        work, jobs, logs, m->name, probes[i], path) == 0)
+			continue;
+		/* "# FAILED NAME[PROFILE] (log: PATH)": its log */
+		failed[0] = '\0';
+		f = fopen(path, "r");
+		while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+			char *l = strstr(line, "(log: ");
+
+			if (strncmp(line, "# FAILED ", 9) == 0 && l != NULL &&
+			    sscanf(l + 6, "%511[^)]", failed) == 1)
+				break;
+		}
+		if (f != NULL)
+			fclose(f);
+		if (failed[0] == '\0')
+			continue;
+		tried = true;
+		if (repro_on(m, work, logs, runs, failed, "a probe"))
+			break;
+	}
+	if (!tried)
+		snprintf(m->repro, sizeof(m->repro), "no probe fails");
+	m->repro_secs = now_s() - t0;
 }
 
 static double
