@@ -274,6 +274,26 @@ read_log(const char *path)
 	return 0;
 }
 
+/* A value the scenario gave as a harness variable (tcpport=${PORT0}: a
+ * port forwarded for each boot) goes into the trials as the variable,
+ * not as the log's value, which was the old boot's. */
+static void
+keep_vars(const char *stress_line)
+{
+	char buf[LINE], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", stress_line);
+	for (char *tok = strtok_r(buf, " ", &save); tok != NULL;
+	     tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (eq == NULL || strstr(eq, "${") == NULL || eq - tok >= 32)
+			continue;
+		*eq = '\0';
+		set(tok, eq + 1);
+	}
+}
+
 /* The scenario: its boot directives and what it did before the stress
  * command (setup sends, host servers); rejects too. */
 static int
@@ -288,8 +308,10 @@ read_scenario(void)
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
 		chomp(line);
-		if (strncmp(line, "send stress lifetime", 20) == 0)
+		if (strncmp(line, "send stress lifetime", 20) == 0) {
+			keep_vars(line + 5);
 			break;
+		}
 		if (line[0] == '#' || line[0] == '\0' ||
 		    strncmp(line, "profiles ", 9) == 0 ||
 		    strncmp(line, "limit ", 6) == 0 ||
