@@ -308,23 +308,31 @@ same_file(const char *a, const char *b)
  * the others left alone.  Copying every file with its own time would
  * give a source the last mutant touched its old time back, older than
  * the mutant's object, which make would then keep. */
+/* The next NUL-terminated name of a `git ls-files -z` listing into
+ * path; false at its end. */
+static bool
+next_listed(FILE *ls, char *path, size_t size)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = fgetc(ls)) != EOF && c != '\0')
+		if (n + 1 < size)
+			path[n++] = (char)c;
+	path[n] = '\0';
+	return c != EOF || n > 0;
+}
+
 static int
 sync_tree(const char *work)
 {
 	FILE *ls = popen("git ls-files -z", "r");
 	char path[4096], dst[8192];
-	int c, n = 0, copied = 0;
+	int copied = 0;
 
 	if (ls == NULL)
 		return -1;
-	while ((c = fgetc(ls)) != EOF) {
-		if (c != '\0') {
-			if (n + 1 < (int)sizeof(path))
-				path[n++] = (char)c;
-			continue;
-		}
-		path[n] = '\0';
-		n = 0;
+	while (next_listed(ls, path, sizeof(path))) {
 		snprintf(dst, sizeof(dst), "%s/%s", work, path);
 		if (same_file(path, dst))
 			continue;
@@ -344,16 +352,9 @@ sync_tree(const char *work)
 	ls = popen(dst, "r");
 	if (ls == NULL)
 		return -1;
-	while ((c = fgetc(ls)) != EOF) {
+	while (next_listed(ls, path, sizeof(path))) {
 		struct stat st;
 
-		if (c != '\0') {
-			if (n + 1 < (int)sizeof(path))
-				path[n++] = (char)c;
-			continue;
-		}
-		path[n] = '\0';
-		n = 0;
 		snprintf(dst, sizeof(dst), "%s/%s", work, path);
 		if (stat(path, &st) != 0 && errno == ENOENT && unlink(dst) == 0)
 			copied++;

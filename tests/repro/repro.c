@@ -428,6 +428,13 @@ find_profiles(void)
 		         "--profiles %s/../profiles", dir);
 }
 
+/* The last trial's serial log. */
+static void
+trial_log(char *path, size_t size)
+{
+	snprintf(path, size, "%s/logs/trial-%s.log", workdir, profile);
+}
+
 /* The first failure line of the last trial's log, "" if none. */
 static void
 last_failure(char *out, size_t size)
@@ -436,7 +443,7 @@ last_failure(char *out, size_t size)
 	FILE *f;
 
 	out[0] = '\0';
-	snprintf(path, sizeof(path), "%s/logs/trial-%s.log", workdir, profile);
+	trial_log(path, sizeof(path));
 	f = fopen(path, "r");
 	if (f == NULL)
 		return;
@@ -639,7 +646,7 @@ read_oplog(void)
 	char path[512], line[LINE];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/logs/trial-%s.log", workdir, profile);
+	trial_log(path, sizeof(path));
 	f = fopen(path, "r");
 	if (f == NULL)
 		return -1;
