@@ -7,8 +7,8 @@
  *   wait/atomic    dev_hold + dev_put, one atomic counter (also what
  *                  pinned and legacy cost: they differ only at unload)
  *   wait/percpu    the same with per-CPU counters
- *   tracked        with a dev_tracker: tag and call site (netdev_track=1)
- *   stacks         with a dev_tracker: also the hold and release stacks
+ *   tracked        with a ref_tracker: tag and call site (netdev_track=1)
+ *   stacks         with a ref_tracker: also the hold and release stacks
  *                  (netdev_track=2, the default)
  *   owner          __module_get + dev_hold + dev_put + module_put on a
  *                  loaded driver module: Rusty's patch, every hold also

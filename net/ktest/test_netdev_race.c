@@ -293,10 +293,10 @@ do_put(void *dev)
 }
 
 /* Two puts of the last reference: the first to reach zero frees the
- * device; the second, one too many, must report the underflow without
- * reading the freed device.  The first put is done here by hand, split
- * where it is racy: decremented, then (after the second one decremented
- * too) the destructor. */
+ * device; the second, one too many, must report the underflow and
+ * finish its put without reading the freed device.  The first put is
+ * done here by hand, split where it is racy: decremented, then (after
+ * the second one decremented and reported too) the destructor. */
 static void
 legacy_underflow_report_outlives_free(struct ktest *t)
 {
