@@ -172,6 +172,7 @@ include tests/net/net.mk
 include modloader/modules.mk
 include tests/stress/stress.mk
 include tests/lava/lava.mk
+include tests/kcidb/kcidb.mk
 include model/model.mk
 include tests/bench/bench.mk
 include tests/bench/linux.mk
@@ -199,6 +200,7 @@ all: initrd
 include tests/initrd/initrd.mk
 include tests/mutants/mutants.mk
 include tests/repro/repro.mk
+include tests/trace/trace.mk
 include tests/lint/lint.mk
 
 .PHONY: initrd FORCE

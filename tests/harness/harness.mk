@@ -5,16 +5,17 @@
 HARNESS_DIR := tests/harness
 HARNESS_OBJDIR := $(HOSTBIN)/obj/harness
 HARNESS_LIB := util profile script ktap console netdev qemu report run hostcmd \
-	stamp initrd audit tap
+	stamp initrd audit tap kcidbrun
 HARNESS_LIBOBJS := $(HARNESS_LIB:%=$(HARNESS_OBJDIR)/%.o) \
-	$(HARNESS_OBJDIR)/newc_write.o
-HARNESS_UTOBJS := $(patsubst %,$(HARNESS_OBJDIR)/%.o,unittest ut_script ut_ktap ut_io ut_audit)
+	$(HARNESS_OBJDIR)/newc_write.o $(HOSTBIN)/obj/kcidb/kcidb.o
+HARNESS_UTOBJS := $(patsubst %,$(HARNESS_OBJDIR)/%.o,unittest ut_script ut_ktap ut_io ut_audit ut_kcidb)
 
 $(HARNESS_OBJDIR)/%.o: $(HARNESS_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -c $< -o $@
 
-# The archive writer is shared with scripts/mkinitrd.c.
+# The archive writer is shared with scripts/mkinitrd.c; the KCIDB writer
+# (--kcidb) is tests/kcidb/kcidb.c, built by tests/kcidb/kcidb.mk.
 $(HARNESS_OBJDIR)/newc_write.o: scripts/newc_write.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -c $< -o $@

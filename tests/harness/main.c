@@ -18,11 +18,13 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/harness/audit.h"
 #include "tests/harness/initrd.h"
+#include "tests/harness/kcidbrun.h"
 #include "tests/harness/qemu.h"
 #include "tests/harness/report.h"
 #include "tests/harness/run.h"
@@ -36,11 +38,14 @@ struct job {
 	int fd;
 	struct strbuf out;
 	int64_t started;
+	struct timeval wall; /* when it started, for --kcidb */
 };
 
 struct tally {
 	int n, passed, failed, skipped;
 	struct strbuf failures; /* recap printed before the summary */
+	struct kcidb *kcidb;    /* --kcidb: every run as KCIDB tests */
+	const char *log_dir;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -52,6 +57,8 @@ usage(void)
 	      "[--iso ISO]\n"
 	      "                           [--logs DIR] [--profiles DIR] "
 	      "[--timeout-scale F]\n"
+	      "                           [--kcidb FILE] [--kcidb-origin "
+	      "ORIGIN]\n"
 	      "                           SCENARIO|DIR...\n"
 	      "       modref-harness run [--profile NAME|FILE] [--smp N] "
 	      "[--mem M]\n"
@@ -212,6 +219,7 @@ start_job(struct job *j, const struct run_opts *o, int index, int total)
 	j->fd = p[0];
 	sb_init(&j->out);
 	j->started = now_ms();
+	gettimeofday(&j->wall, NULL);
 }
 
 static void
@@ -244,6 +252,15 @@ finish_job(struct tally *t, struct job *j)
 		free(why);
 	}
 	print_report(t, &r, j->name);
+	if (t->kcidb != NULL) {
+		char *log = xasprintf("%s/%s-%s.log", t->log_dir, j->s->name,
+		                      j->profile);
+
+		kcidb_add_run(t->kcidb, j->s->name, j->profile, &r, log,
+		              &j->wall,
+		              (double)(now_ms() - j->started) / 1000.0);
+		free(log);
+	}
 	printf("# done %s in %.1fs\n", j->name,
 	       (double)(now_ms() - j->started) / 1000.0);
 	fflush(stdout);
@@ -299,8 +316,18 @@ stop_all(struct job **running, int nrun)
 }
 
 static int
-summary(struct tally *t)
+summary(struct tally *t, const char *kcidb_file)
 {
+	if (t->kcidb != NULL) {
+		if (kcidb_write(t->kcidb, kcidb_file) < 0) {
+			printf("# kcidb: %s: %s\n", kcidb_file,
+			       strerror(errno));
+			t->failed++;
+		} else {
+			printf("# kcidb: %d tests in %s\n", t->kcidb->ntests,
+			       kcidb_file);
+		}
+	}
 	printf("1..%d\n", t->n);
 	if (t->failures.len > 0)
 		fputs(t->failures.buf, stdout);
@@ -329,8 +356,13 @@ cmd_test(int argc, char **argv)
 	    {"profiles", required_argument, NULL, 'p'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"timeout-scale", required_argument, NULL, 't'},
+	    {"kcidb", required_argument, NULL, 'K'},
+	    {"kcidb-origin", required_argument, NULL, 'O'},
 	    {NULL, 0, NULL, 0}};
 	struct tally t = {0};
+	struct kcidb kcidb;
+	const char *kcidb_file = getenv("MODREF_KCIDB"), *origin_opt = NULL,
+	           *origin = NULL;
 	struct job *jobs = NULL, **running;
 	int jmax = 1, njobs = 0, nrun = 0, next = 0, nfiles, c;
 	char **files, err[512];
@@ -362,12 +394,31 @@ cmd_test(int argc, char **argv)
 			if (jmax < 1)
 				usage();
 			break;
+		case 'K':
+			kcidb_file = optarg;
+			break;
+		case 'O':
+			origin_opt = optarg;
+			break;
 		default:
 			usage();
 		}
 	}
 	if (optind >= argc)
 		usage();
+	if (kcidb_file != NULL && *kcidb_file == '\0')
+		kcidb_file = NULL;
+	/* A bad origin stops everything before a run starts. */
+	if ((kcidb_file != NULL || origin_opt != NULL) &&
+	    (origin = kcidb_origin(origin_opt, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "modref-harness: %s\n", err);
+		return 2;
+	}
+	if (kcidb_file != NULL) {
+		kcidb_begin(&kcidb, origin, o.kernel);
+		t.kcidb = &kcidb;
+		t.log_dir = o.log_dir;
+	}
 	if (o.timeout_scale == 0 && getenv("MODREF_TIMEOUT_SCALE") != NULL)
 		o.timeout_scale = atof(getenv("MODREF_TIMEOUT_SCALE"));
 	sb_init(&t.failures);
@@ -384,6 +435,8 @@ cmd_test(int argc, char **argv)
 			print_point(&t, &bad);
 			sb_addf(&t.failures, "# FAILED %s (%s)\n", bad.name,
 			        err);
+			if (t.kcidb != NULL)
+				kcidb_add_broken(t.kcidb, bad.name, err);
 			free(bad.name);
 			continue;
 		}
@@ -414,10 +467,10 @@ cmd_test(int argc, char **argv)
 		stop_all(running, nrun);
 		printf("# interrupted by signal %d; %d runs not finished\n",
 		       (int)stop_signal, njobs - next + nrun);
-		summary(&t);
+		summary(&t, kcidb_file);
 		return 128 + (int)stop_signal;
 	}
-	return summary(&t);
+	return summary(&t, kcidb_file);
 }
 
 /* Audit captures as a run would (audit.h); exit 1 on any problem. */

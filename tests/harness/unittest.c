@@ -13,8 +13,8 @@
 char ut_failure[512];
 
 static const struct suite *const suites[] = {
-    &script_suite,  &profile_suite, &qemu_suite,  &ktap_suite,
-    &console_suite, &report_suite,  &audit_suite, &tap_suite};
+    &script_suite, &profile_suite, &qemu_suite, &ktap_suite, &console_suite,
+    &report_suite, &audit_suite,   &tap_suite,  &kcidb_suite};
 
 int
 main(void)

@@ -44,6 +44,6 @@ struct suite {
 };
 
 extern const struct suite script_suite, profile_suite, ktap_suite, qemu_suite,
-    console_suite, report_suite, audit_suite, tap_suite;
+    console_suite, report_suite, audit_suite, tap_suite, kcidb_suite;
 
 #endif

@@ -303,7 +303,7 @@ starts_with(const char *s, const char *prefix)
 }
 
 char *
-read_file(const char *path)
+read_file_n(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "r");
 	struct strbuf sb;
@@ -324,5 +324,13 @@ read_file(const char *path)
 		return NULL;
 	}
 	fclose(f);
+	if (len != NULL)
+		*len = sb.len;
 	return sb.buf;
+}
+
+char *
+read_file(const char *path)
+{
+	return read_file_n(path, NULL);
 }

@@ -64,5 +64,7 @@ bool starts_with(const char *s, const char *prefix);
 
 /* Read a whole file; NULL with errno set on failure. */
 char *read_file(const char *path);
+/* The same, with its length (a binary file may hold NUL bytes). */
+char *read_file_n(const char *path, size_t *len);
 
 #endif

@@ -14,6 +14,7 @@ struct parser {
 	char *err;
 	size_t errlen;
 	int failed;
+	int strict; /* json_parse_strict: RFC 8259 only */
 };
 
 static void
@@ -112,6 +113,45 @@ parse_string(struct parser *p)
 
 static struct json *parse_value(struct parser *p, int depth);
 
+/* RFC 8259's number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int
+number_ok(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		while (*s >= '0' && *s <= '9')
+			s++;
+	else
+		return 0;
+	if (*s == '.') {
+		if (*++s < '0' || *s > '9')
+			return 0;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	if (*s == 'e' || *s == 'E') {
+		if (*++s == '+' || *s == '-')
+			s++;
+		if (*s < '0' || *s > '9')
+			return 0;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return *s == '\0';
+}
+
+static int
+has_member(const struct json *obj, const char *key)
+{
+	for (const struct json *c = obj->child; c; c = c->next)
+		if (strcmp(c->key, key) == 0)
+			return 1;
+	return 0;
+}
+
 /* Members or elements up to the closing bracket; obj says which. */
 static struct json *
 parse_container(struct parser *p, int depth, int obj)
@@ -138,6 +178,11 @@ parse_container(struct parser *p, int depth, int obj)
 			}
 			if ((key = parse_string(p)) == NULL)
 				break;
+			if (p->strict && has_member(j, key)) {
+				free(key);
+				fail(p, "duplicate member name");
+				break;
+			}
 			skip_ws(p);
 			if (*p->s != ':') {
 				free(key);
@@ -184,7 +229,7 @@ parse_value(struct parser *p, int depth)
 	 * ("size": ! "1426168"): the records are YAML flow mappings that are
 	 * almost always JSON.  A tag is skipped; the value after it counts.
 	 */
-	if (*p->s == '!') {
+	if (*p->s == '!' && !p->strict) {
 		p->s += strcspn(p->s, " \t");
 		skip_ws(p);
 	}
@@ -222,15 +267,20 @@ parse_value(struct parser *p, int depth)
 		}
 		j->type = J_NUM;
 		j->str = xstrndup(p->s, n);
+		if (p->strict && !number_ok(j->str)) {
+			json_free(j);
+			fail(p, "malformed number");
+			return NULL;
+		}
 		p->s += n;
 	}
 	return j;
 }
 
-struct json *
-json_parse(const char *text, char *err, size_t errlen)
+static struct json *
+parse(const char *text, char *err, size_t errlen, int strict)
 {
-	struct parser p = {text, text, err, errlen, 0};
+	struct parser p = {text, text, err, errlen, 0, strict};
 	struct json *j = parse_value(&p, 0);
 
 	if (j == NULL)
@@ -242,6 +292,18 @@ json_parse(const char *text, char *err, size_t errlen)
 		return NULL;
 	}
 	return j;
+}
+
+struct json *
+json_parse(const char *text, char *err, size_t errlen)
+{
+	return parse(text, err, errlen, 0);
+}
+
+struct json *
+json_parse_strict(const char *text, char *err, size_t errlen)
+{
+	return parse(text, err, errlen, 1);
 }
 
 void

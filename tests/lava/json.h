@@ -22,6 +22,11 @@ struct json {
 
 /* NULL on error, with a reason in err. */
 struct json *json_parse(const char *text, char *err, size_t errlen);
+/*
+ * The same without lava-run's leniency: no YAML tags, numbers exactly as
+ * RFC 8259 writes them, no member name twice in an object.
+ */
+struct json *json_parse_strict(const char *text, char *err, size_t errlen);
 void json_free(struct json *j);
 /* Member of an object by name, or NULL; J_STR member's text, or NULL. */
 const struct json *json_get(const struct json *obj, const char *key);

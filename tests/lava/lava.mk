@@ -22,7 +22,7 @@ $(HOSTBIN)/mklava: tests/lava/mklava.c tests/harness/util.c
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $(filter %.c,$^)
 
 $(HOSTBIN)/lava-results: tests/lava/lava-results.c tests/lava/json.c \
-		tests/harness/util.c
+		tests/harness/util.c tests/kcidb/kcidb.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $(filter %.c,$^)
 
