@@ -12,6 +12,7 @@
 #include <kernel/arch/irq.h>
 #include <kernel/mm/kmalloc.h>
 #include <kernel/debug/ktest.h>
+#include <kernel/debug/trace.h>
 #include <kernel/locking/mutex.h>
 #include <kernel/mm/page_alloc.h>
 #include <kernel/debug/panic.h>
@@ -131,3 +132,8 @@ EXPORT_SYMBOL(ktest_fail);
 EXPORT_SYMBOL(ktest_abort);
 EXPORT_SYMBOL(ktest_skip);
 EXPORT_SYMBOL(ktest_note);
+
+/* The reference timeline (kernel/debug/trace.h): events of a module's own
+ * objects (tcp.ko's TIME_WAIT timers). */
+EXPORT_SYMBOL(trace_on);
+EXPORT_SYMBOL(trace_record);

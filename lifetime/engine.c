@@ -15,6 +15,7 @@
 #include "net/core/refmode.h"
 #include <kernel/lib/errno.h>
 #include <kernel/lib/hash.h>
+#include <kernel/debug/trace.h>
 #include <kernel/debug/fault.h>
 #include <kernel/debug/invariant.h>
 #include <kernel/mm/kmalloc.h>
@@ -919,6 +920,9 @@ run_and_free(struct lt_run *run, struct lt_snapshot *snap)
 	settled = lt_settle(run, snap);
 	lt_snapshot_free(snap);
 	report(run);
+	/* a failed run's timeline, for build/host/modref-trace */
+	if (trace_on && (r != 0 || run->failures != 0 || settled != 0))
+		trace_dump();
 	if (r != 0)
 		r = cmd_error("stress", r, "could not start the workers");
 	else if (run->failures != 0 || settled != 0)

@@ -514,6 +514,7 @@ do_init(struct load_info *li) RELEASE(module_mutex)
 	module_track_init(mod);
 	mod->loaded_ms = now_ms();
 	list_add_tail_rcu(&mod->list, &modules); /* lockless readers: RCU */
+	trace_mod_phase(mod, "load");
 	mutex_unlock(&module_mutex);
 	modref_gdb_module_loaded(mod);
 
@@ -528,12 +529,14 @@ do_init(struct load_info *li) RELEASE(module_mutex)
 	if (ret >= 0) {
 		__atomic_store_n(&mod->state, MODULE_STATE_LIVE,
 		                 __ATOMIC_SEQ_CST);
+		trace_mod_phase(mod, "live");
 		mutex_unlock(&module_mutex);
 		return 0;
 	}
 	snprintf(li->err, li->errlen, "init failed (%d)%s", ret,
 	         keep_failed_init ? "; memory kept (keep_failed_init)" : "");
 	__atomic_store_n(&mod->state, MODULE_STATE_GONE, __ATOMIC_SEQ_CST);
+	trace_mod_phase(mod, "init-failed");
 	if (keep_failed_init) {
 		/* Rusty's policy: never free what init may have handed out.
 		 * Stays listed as GONE; rmmod frees it. */

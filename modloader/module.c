@@ -29,6 +29,24 @@ BOOTPARAM_BOOL(keep_failed_init, keep_failed_init,
 
 static bool initialised;
 
+/* The timeline's view of the loaded modules (kernel/debug/trace.h). */
+static void
+modules_trace_snapshot(bool dump)
+{
+	struct module *mod;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(mod, &modules, list)
+	{
+		if (dump)
+			kprintf("trace: count mod %s %08x %d\n", mod->name,
+			        (unsigned)(uintptr_t)mod, module_refcount(mod));
+		else
+			trace_mod_phase(mod, "traced");
+	}
+	rcu_read_unlock();
+}
+
 void
 modules_init(void)
 {
@@ -36,6 +54,7 @@ modules_init(void)
 	if (!initialised) {
 		area_init();
 		graveyard_init();
+		trace_register_snapshot(modules_trace_snapshot);
 		initialised = true;
 	}
 	mutex_unlock(&module_mutex);

@@ -30,6 +30,14 @@
 
 #include <kernel/module.h>
 #include <kernel/locking/mutex.h>
+#include <kernel/debug/trace.h>
+#include <kernel/locking/ref_tracker.h>
+
+/* The timeline (kernel/debug/trace.h): a load or unload phase of mod,
+ * with its count. */
+#define trace_mod_phase(mod, phase)                                            \
+	TRACE(TRACE_MOD_PHASE, mod, (mod)->name, NULL, phase, REF_THIS_IP, 0,  \
+	      (mod)->refops != NULL ? (mod)->refops->count(mod) : 0)
 
 #define MODULE_TAG "module"
 

@@ -20,6 +20,7 @@
  */
 #include <kernel/locking/drain.h>
 #include <kernel/debug/fault.h>
+#include <kernel/debug/trace.h>
 #include <kernel/module.h>
 #include <kernel/bootparam.h>
 #include <kernel/console/printk.h>
@@ -185,12 +186,28 @@ const struct module_refops module_refops_atomic = {
 
 /* ---- the API ----------------------------------------------------------- */
 
-bool
-try_module_get_real(struct module *mod)
+/* The timeline (kernel/debug/trace.h): a get after it, a put before it
+ * (after it the module may be gone). */
+#define trace_mod(kind, mod, t, tag, site, delta)                              \
+	TRACE(kind, mod, (mod)->name, t, tag, site, delta,                     \
+	      (mod)->refops->count(mod) + ((delta) < 0 ? -1 : 0))
+
+static bool
+try_get(struct module *mod)
 {
 	if (fault_should_fail(FAULT_MODGET))
 		return false;
 	return mod->refops->try_get(mod);
+}
+
+bool
+try_module_get_real(struct module *mod)
+{
+	if (!try_get(mod))
+		return false;
+	trace_mod(TRACE_MOD_GET, mod, NULL, NULL,
+	          (uintptr_t)__builtin_return_address(0), 1);
+	return true;
 }
 
 void
@@ -210,10 +227,12 @@ __module_get(struct module *mod)
 		backtrace();
 	}
 	mod->refops->get(mod);
+	trace_mod(TRACE_MOD_GET, mod, NULL, NULL,
+	          (uintptr_t)__builtin_return_address(0), 1);
 }
 
-void
-module_put_real(struct module *mod)
+static void
+put(struct module *mod)
 {
 	/* A reader section: the put may let rmmod free the module on
 	 * another CPU, and we still read mod below (Linux does the same). */
@@ -222,6 +241,14 @@ module_put_real(struct module *mod)
 		__atomic_add_fetch(&mod->underflows, 1, __ATOMIC_RELAXED);
 	drain_kick(); /* rmmod may be waiting for this put */
 	rcu_read_unlock();
+}
+
+void
+module_put_real(struct module *mod)
+{
+	trace_mod(TRACE_MOD_PUT, mod, NULL, NULL,
+	          (uintptr_t)__builtin_return_address(0), -1);
+	put(mod);
 }
 
 int module_track = 2;
@@ -244,22 +271,24 @@ __try_module_get_track(struct module *mod, struct ref_tracker *t,
 {
 	if (mod == NULL)
 		return true;
-	if (!try_module_get_real(mod))
+	if (!try_get(mod))
 		return false;
 	ref_tracker_add(&mod->holders, t, tag, caller, REF_CALLER_FRAME());
+	trace_mod(TRACE_MOD_GET, mod, t, tag, caller, 1);
 	return true;
 }
 
 __attribute__((noinline)) void
 module_put_track(struct module *mod, struct ref_tracker *t)
 {
+	uintptr_t site = (uintptr_t)__builtin_return_address(0);
+
 	if (mod == NULL)
 		return;
-	if (!ref_tracker_del(&mod->holders, t,
-	                     (uintptr_t)__builtin_return_address(0),
-	                     REF_CALLER_FRAME()))
+	if (!ref_tracker_del(&mod->holders, t, site, REF_CALLER_FRAME()))
 		return;
-	module_put_real(mod);
+	trace_mod(TRACE_MOD_PUT, mod, t, t != NULL ? t->tag : NULL, site, -1);
+	put(mod);
 }
 
 int

@@ -89,6 +89,7 @@ rollback(struct module *mod)
 {
 	ASSERT(!mutex_held(&module_mutex));
 	ASSERT(mod->state == MODULE_STATE_GOING);
+	trace_mod_phase(mod, "rollback");
 	if (mod->resume != NULL)
 		mod->resume();
 	if (mod->refops->revive != NULL)
@@ -147,6 +148,7 @@ release_report(void *arg, unsigned seconds)
 {
 	struct release_wait *w = arg;
 
+	trace_mod_phase(w->mod, "waiting-report");
 	kprintf("rmmod: %s: waiting %u s: %s (Ctrl-C aborts)\n", w->mod->name,
 	        seconds, w->why);
 	/* who holds it, where the holders took their references */
@@ -168,8 +170,10 @@ wait_released(struct module *mod)
 	                  .what = "rmmod",
 	                  .name = mod->name};
 
+	trace_mod_phase(mod, "wait");
 	if (drain_wait(&d) != 0)
 		return abandon(mod);
+	trace_mod_phase(mod, "waited");
 	return 0;
 }
 
@@ -189,6 +193,7 @@ module_teardown_locked(struct module *mod)
 	synchronize_rcu_expedited();
 	graveyard_add(mod);
 	mutex_lock(&module_mutex);
+	trace_mod_phase(mod, "free");
 	module_free(mod);
 	mutex_unlock(&module_mutex);
 }
@@ -222,6 +227,7 @@ begin(struct module *mod, int flags) REQUIRES(module_mutex)
 		return rm_error(mod->name, -EBUSY, why);
 	}
 	set_state(mod, MODULE_STATE_GOING);
+	trace_mod_phase(mod, "going");
 	if (flags & RMMOD_NOWAIT) {
 		/* A look only: a busy module is left alone (no hook runs). */
 		busy_reason(mod, false, why, sizeof(why));
@@ -278,6 +284,7 @@ module_unload(const char *name, int flags)
 		if (r != 0)
 			return r;
 	}
+	trace_mod_phase(mod, "exit");
 	if (mod->exit != NULL)
 		mod->exit();
 	/* Still GOING here, so a second rmmod is refused (EBUSY).  GONE

@@ -2,6 +2,7 @@
 # folder's objs.mk; a source not listed here is a build error).  In
 # link order: the C files, then the assembly.
 KSRCS += \
+	kernel/debug/cmd_trace.c \
 	kernel/debug/fault.c \
 	kernel/debug/hangdump.c \
 	kernel/debug/invariant.c \
@@ -9,4 +10,5 @@ KSRCS += \
 	kernel/debug/ktest.c \
 	kernel/debug/panic.c \
 	kernel/debug/racepoint.c \
-	kernel/debug/stackdepot.c
+	kernel/debug/stackdepot.c \
+	kernel/debug/trace.c

@@ -12,6 +12,7 @@
 #include <kernel/arch/x86.h>
 #include <kernel/arch/layout.h>
 #include <kernel/lib/string.h>
+#include <kernel/debug/trace.h>
 #include <stdarg.h>
 
 #define DEBUG_EXIT_PORT 0xf4
@@ -136,6 +137,7 @@ panic(const char *fmt, ...)
 	kprintf("  backtrace:\n");
 	backtrace_from((uintptr_t)__builtin_return_address(0) - 1,
 	               *(uint32_t *)read_ebp());
+	trace_dump_panic(); /* the timeline that led here, if recorded */
 	kprintf("KERNEL PANIC: end of report, exiting with code %d\n",
 	        EXIT_PANIC_CODE);
 	machine_exit(EXIT_PANIC_CODE);

@@ -121,6 +121,7 @@ free_netdev(struct net_device *dev)
 		       n);
 		return;
 	}
+	trace_dev_phase(dev, "free");
 	kfree(dev);
 }
 EXPORT_SYMBOL(free_netdev);
@@ -417,6 +418,11 @@ register_netdev(struct net_device *dev)
 		                  *(uintptr_t *)__builtin_frame_address(0));
 		list_add_tail(&dev->reg_tracker.link, &dev->holders.list);
 	}
+	/* the owner as the phase's holder: the timeline ties the device
+	 * to its driver's lifetime by it */
+	TRACE(TRACE_DEV_PHASE, dev, dev->name, dev->owner, "register",
+	      REF_THIS_IP, 0, 0);
+	trace_base_ref(dev, 1);
 	__atomic_store_n(&dev->reg_state, NETREG_REGISTERED, __ATOMIC_SEQ_CST);
 	list_add_tail_rcu(&dev->dev_list, &netdev_list);
 	call_netdevice_notifiers(NETDEV_REGISTER, dev);
@@ -427,6 +433,24 @@ register_netdev(struct net_device *dev)
 }
 EXPORT_SYMBOL(register_netdev);
 
+/* The timeline's view of the registered devices: recorded with their
+ * counts when a trace starts, their counts printed at a dump. */
+static void
+netdev_trace_snapshot(bool dump)
+{
+	rcu_read_lock();
+	for (struct net_device *d = netdev_first_rcu(); d != NULL;
+	     d = netdev_next_rcu(d)) {
+		if (dump)
+			kprintf("trace: count dev %s %08x %d\n", d->name,
+			        (unsigned)(uintptr_t)d, netdev_refcnt_read(d));
+		else
+			TRACE(TRACE_DEV_PHASE, d, d->name, d->owner, "traced",
+			      REF_THIS_IP, 0, netdev_refcnt_read(d));
+	}
+	rcu_read_unlock();
+}
+
 static void
 netdev_init(void)
 {
@@ -435,5 +459,6 @@ netdev_init(void)
 	netdev_refmode_select();
 	napi_init();
 	netdev_unload_init();
+	trace_register_snapshot(netdev_trace_snapshot);
 }
 subsys_initcall(netdev_init);

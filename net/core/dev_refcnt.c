@@ -41,6 +41,7 @@
 #include <kernel/debug/racepoint.h>
 #include <kernel/arch/smp.h>
 #include <kernel/debug/stackdepot.h>
+#include <kernel/debug/trace.h>
 #include <kernel/lib/string.h>
 #include <kernel/sched/timer.h>
 
@@ -111,6 +112,8 @@ __dev_hold(struct net_device *dev, struct ref_tracker *t, const char *tag,
 		netdev_refops->hold(dev);
 	count_add(dev, 1);
 	ref_tracker_add(&dev->holders, t, tag, caller, REF_CALLER_FRAME());
+	TRACE(TRACE_DEV_HOLD, dev, dev->name, t, tag, caller, 1,
+	      netdev_refcnt_read(dev));
 }
 EXPORT_SYMBOL(__dev_hold);
 
@@ -134,6 +137,8 @@ __try_dev_hold(struct net_device *dev, struct ref_tracker *t, const char *tag,
 		return false;
 	}
 	ref_tracker_add(&dev->holders, t, tag, caller, REF_CALLER_FRAME());
+	TRACE(TRACE_DEV_HOLD, dev, dev->name, t, tag, caller, 1,
+	      netdev_refcnt_read(dev));
 	return true;
 }
 EXPORT_SYMBOL(__try_dev_hold);
@@ -145,12 +150,14 @@ dev_put_track(struct net_device *dev, struct ref_tracker *t)
 	 * the count is down, the device may be freed under us - by another
 	 * CPU's last put, in legacy mode too - unless ours was the last. */
 	struct module *owner = dev->owner;
+	uintptr_t site = (uintptr_t)__builtin_return_address(0);
 	int n = -1;
 
-	if (!ref_tracker_del(&dev->holders, t,
-	                     (uintptr_t)__builtin_return_address(0),
-	                     REF_CALLER_FRAME()))
+	if (!ref_tracker_del(&dev->holders, t, site, REF_CALLER_FRAME()))
 		return;
+	/* recorded before the drop: after it, dev may be gone */
+	TRACE(TRACE_DEV_PUT, dev, dev->name, t, t != NULL ? t->tag : NULL, site,
+	      -1, netdev_refcnt_read(dev) - 1);
 	if (dev->pcpu_refs) {
 		count_add(dev, -1);
 	} else {

@@ -34,8 +34,19 @@
 #include <kernel/arch/cpu.h>
 #include <kernel/debug/ksyms.h>
 #include <kernel/debug/panic.h>
+#include <kernel/debug/trace.h>
 
 #define NETDEV_TAG "netdev"
+
+/* The timeline (kernel/debug/trace.h): a phase of dev with its count,
+ * and the base reference (the registration) taken and dropped. */
+#define trace_dev_phase(dev, phase)                                            \
+	TRACE(TRACE_DEV_PHASE, dev, (dev)->name, NULL, phase, REF_THIS_IP, 0,  \
+	      netdev_refcnt_read(dev))
+#define trace_base_ref(dev, delta)                                             \
+	TRACE((delta) > 0 ? TRACE_DEV_HOLD : TRACE_DEV_PUT, dev, (dev)->name,  \
+	      &(dev)->reg_tracker, "registered", REF_THIS_IP, delta,           \
+	      netdev_refcnt_read(dev) + ((delta) < 0 ? -1 : 0))
 
 extern int netdev_track;
 

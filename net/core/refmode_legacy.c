@@ -53,6 +53,7 @@ legacy_release(struct net_device *dev)
 	 * reference runs the destructor - maybe on another CPU right after
 	 * our decrement, so dev is not touched after it. */
 	strlcpy(name, dev->name, sizeof(name));
+	trace_base_ref(dev, -1);
 	n = refcount_dec_return(&dev->refcnt, "device");
 	race_point("netdev-finish-put");
 	if (n == 0) {

@@ -28,6 +28,7 @@
 #include <kernel/module.h>
 #include <kernel/locking/mutex.h>
 #include <kernel/debug/panic.h>
+#include <kernel/debug/trace.h>
 #include <kernel/console/printk.h>
 #include <kernel/locking/rcu.h>
 #include <kernel/sched/sched.h>
@@ -54,6 +55,7 @@ netdev_unregister_begin(struct net_device *dev, bool by_rmmod)
 	call_netdevice_notifiers(NETDEV_UNREGISTER, dev);
 	dev->unreg_start_ms = now_ms();
 	dev->unreg_next_msg_ms = dev->unreg_start_ms + 1000;
+	trace_dev_phase(dev, by_rmmod ? "unreg-begin-rmmod" : "unreg-begin");
 }
 
 void
@@ -71,6 +73,7 @@ netdev_unregister_abort(struct net_device *dev)
 	if (dev->was_up && __dev_open(dev, true) < 0)
 		pr_warn("%s: could not be reopened after the rollback\n",
 		        dev->name);
+	trace_dev_phase(dev, "unreg-abort");
 	pr_info("%s: unregister abandoned, registered again%s\n", dev->name,
 	        dev->was_up && netif_running(dev) ? " and up" : "");
 }
@@ -84,6 +87,7 @@ netdev_wait_report(struct net_device *dev)
 	if (now < dev->unreg_next_msg_ms)
 		return;
 	dev->unreg_next_msg_ms = now + 1000;
+	trace_dev_phase(dev, "waiting-report");
 	kprintf("unregister_netdev: waiting for %s to become free. Usage "
 	        "count = %d\n",
 	        dev->name, netdev_refcnt_read(dev));
@@ -126,6 +130,7 @@ netdev_wait_allrefs(struct net_device *dev, bool interruptible)
 	                  .interruptible = interruptible,
 	                  .what = "unregister",
 	                  .name = dev->name};
+	int r;
 
 	ASSERT_NO_RTNL();
 	ASSERT(dev->reg_state == NETREG_UNREGISTERING &&
@@ -134,15 +139,21 @@ netdev_wait_allrefs(struct net_device *dev, bool interruptible)
 	 * be taking references: wait for them before we count (no wait if
 	 * a grace period has passed since, e.g. rmmod's can_unload). */
 	rcu_gp_wait(dev->unreg_gp);
-	return drain_wait(&d);
+	trace_dev_phase(dev, "unreg-wait");
+	r = drain_wait(&d);
+	trace_dev_phase(dev,
+	                r == 0 ? "unreg-waited" : "unreg-wait-interrupted");
+	return r;
 }
 
 /* Drop the base reference, the last one: nobody else can see dev. */
 bool
 netdev_release_base(struct net_device *dev)
 {
-	int n = refcount_dec_return(&dev->refcnt, "device");
+	int n;
 
+	trace_base_ref(dev, -1);
+	n = refcount_dec_return(&dev->refcnt, "device");
 	BUG_ON(n != 0 && !dev->pcpu_refs);
 	netdev_run_destructor(dev);
 	return true;
@@ -166,6 +177,7 @@ netdev_unregister_finish(struct net_device *dev)
 		spin_unlock_irqrestore(&dev->holders.lock, f);
 		dev->reg_tracker.link.next = NULL;
 	}
+	trace_dev_phase(dev, "unreg-finish");
 	pr_info("%s: unregistered (driver %s)\n", dev->name,
 	        module_name(owner));
 	return netdev_refops->release(dev);

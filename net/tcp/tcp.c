@@ -358,6 +358,9 @@ tcp_time_wait_arm(struct tcp_pcb *pcb, uint64_t now)
 	list_take(pcb);
 	pcb->tw_at = now + 2 * (uint64_t)pcb->stack->cfg.msl_ms;
 	list_put(pcb, TCP_LIST_TIME_WAIT);
+	if (pcb->stack->env.time_wait != NULL)
+		pcb->stack->env.time_wait(pcb->stack->env.ctx, pcb, pcb->lport,
+		                          pcb->rport, true);
 }
 
 static void close_listener(struct tcp_pcb *l, uint64_t now);

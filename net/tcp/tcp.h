@@ -169,6 +169,11 @@ struct tcp_env {
 	void (*free)(void *ctx, void *p);
 	/* Optional. */
 	void (*event)(void *ctx, struct tcp_pcb *pcb, unsigned events);
+	/* Optional, for timelines: a pcb's TIME_WAIT timer armed (entry or
+	 * restart) or expired (the pcb is freed right after), whether a
+	 * user holds it or not; lport/rport name the connection. */
+	void (*time_wait)(void *ctx, const void *pcb, uint16_t lport,
+	                  uint16_t rport, bool armed);
 };
 
 struct tcp_stack;

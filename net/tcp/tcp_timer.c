@@ -133,6 +133,9 @@ tcp_tick(struct tcp_stack *s, uint64_t now)
 	{
 		if (pcb->tw_at > now)
 			break;
+		if (s->env.time_wait != NULL)
+			s->env.time_wait(s->env.ctx, pcb, pcb->lport,
+			                 pcb->rport, false);
 		tcp_pcb_terminate(pcb, 0, now);
 	}
 	TCP_FOREACH_SAFE(s, TCP_LIST_ACTIVE, pcb)

@@ -98,6 +98,8 @@ run_var(const char *name, void *ctx)
 		return nic_name(R->prof->nic);
 	if (strcmp(name, "BOOT") == 0)
 		return boot_name(R->prof->boot);
+	if (strcmp(name, "LOG") == 0) /* this run's serial log */
+		return R->log_path;
 	for (int i = 0; i < R->s->nfwd; i++) {
 		char port[16];
 

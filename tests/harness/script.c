@@ -129,9 +129,10 @@ static bool
 known_var(struct parser *p, const char *name)
 {
 	static const char *const fixed[] = {
-	    "PROFILE",   "SMP",       "MEM",       "NIC",   "BOOT", "NET0_QEMU",
-	    "NET0_PEER", "NET1_QEMU", "NET1_PEER", "NETNS", "PEER", "GUEST",
-	    "PEER0",     "GUEST0",    "PEER1",     "GUEST1"};
+	    "PROFILE",   "SMP",       "MEM",       "NIC",       "BOOT",
+	    "NET0_QEMU", "NET0_PEER", "NET1_QEMU", "NET1_PEER", "NETNS",
+	    "PEER",      "GUEST",     "PEER0",     "GUEST0",    "PEER1",
+	    "GUEST1",    "LOG"};
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (strcmp(name, fixed[i]) == 0)
@@ -731,7 +732,7 @@ expand_vars(const char *text,
 			    err, errlen,
 			    "unknown variable '${%s}' (PROFILE SMP MEM NIC "
 			    "BOOT NETn_QEMU NETn_PEER NETNS PEER GUEST PEERn "
-			    "GUESTn, PORTn after hostfwd, GDBPORT after "
+			    "GUESTn LOG, PORTn after hostfwd, GDBPORT after "
 			    "gdbstub)",
 			    name);
 			free(name);

@@ -16,6 +16,7 @@
 #include <kernel/mm/kmalloc.h>
 #include <kernel/module.h>
 #include <kernel/debug/panic.h>
+#include <kernel/debug/trace.h>
 #include <kernel/console/printk.h>
 #include <kernel/lib/string.h>
 #include <kernel/sched/timer.h>
@@ -254,6 +255,22 @@ tcp_event(void *ctx, struct tcp_pcb *pcb, unsigned ev)
 	wake_up(&tcp_wq);
 }
 
+/* env->time_wait: the timer on the timeline (kernel/debug/trace.h). */
+static void
+tcp_time_wait(void *ctx, const void *pcb, uint16_t lport, uint16_t rport,
+              bool armed)
+{
+	char name[16];
+
+	(void)ctx;
+	if (!trace_on)
+		return;
+	snprintf(name, sizeof(name), "tcp:%u-%u", lport, rport);
+	trace_record(TRACE_SOCK_PHASE, pcb, name, NULL,
+	             armed ? "time-wait-armed" : "time-wait-expired",
+	             (uintptr_t)__builtin_return_address(0), 0, 0);
+}
+
 void
 tcp_sync_config(void)
 {
@@ -340,6 +357,7 @@ static const struct tcp_env tcp_env = {
     .alloc = tcp_alloc,
     .free = tcp_free,
     .event = tcp_event,
+    .time_wait = tcp_time_wait,
 };
 
 static int
