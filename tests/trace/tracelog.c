@@ -262,7 +262,7 @@ int
 tracelog_read(const char *path, struct tracelog *t, char *err, size_t errlen)
 {
 	struct reader r = {.t = t};
-	char line[LINE_MAX_LEN];
+	char line[LINE_MAX_LEN], copy[LINE_MAX_LEN]; /* parsing cuts it */
 	bool seen = false;
 	FILE *f = fopen(path, "r");
 
@@ -294,7 +294,7 @@ tracelog_read(const char *path, struct tracelog *t, char *err, size_t errlen)
 		} else if (r.in && strcmp(p, "end") == 0) {
 			r.in = false;
 			t->complete = true;
-		} else if (r.in && !block_line(&r, p)) {
+		} else if (r.in && !block_line(&r, strcpy(copy, p))) {
 			fclose(f);
 			tracelog_free(t);
 			return fail(err, errlen,
