@@ -290,33 +290,45 @@ utf8_chars(const char *s)
 static void check_value(const struct json *v, const char *name, enum kind kind,
                         const char *obj_origin);
 
+/*
+ * obj's members against fields; nested objects (number, environment,
+ * resources) name theirs as "what.member".  The origin is checked
+ * first: an id is judged against it.
+ */
 static void
 check_members(const struct json *obj, const char *what,
               const struct field *fields, const char *obj_origin, int vbit,
-              bool closed)
+              bool closed, bool nested)
 {
 	want_type(obj, what, J_OBJ);
 	for (const struct field *f = fields; f->name; f++) {
 		const struct json *v = json_get(obj, f->name);
 
 		if (f->required && v == NULL)
-			bad("missing required field '%s'", f->name);
+			bad("missing required field '%s%s%s'",
+			    nested ? what : "", nested ? "." : "", f->name);
 		if (v != NULL && !(f->versions & vbit))
 			bad("field '%s' is not in this schema version",
 			    f->name);
 	}
-	for (const struct json *c = obj->child; c; c = c->next) {
-		const struct field *f = fields;
+	for (int pass = 0; pass < 2; pass++)
+		for (const struct json *c = obj->child; c; c = c->next) {
+			const struct field *f = fields;
+			char name[128];
 
-		while (f->name && strcmp(f->name, c->key) != 0)
-			f++;
-		if (f->name == NULL) {
-			if (closed)
-				bad("unknown field '%s'", c->key);
-			continue;
+			if ((strcmp(c->key, "origin") == 0) != (pass == 0))
+				continue;
+			while (f->name && strcmp(f->name, c->key) != 0)
+				f++;
+			snprintf(name, sizeof(name), "%s%s%s",
+			         nested ? what : "", nested ? "." : "", c->key);
+			if (f->name == NULL) {
+				if (closed)
+					bad("unknown field '%s'", name);
+				continue;
+			}
+			check_value(c, name, f->kind, obj_origin);
 		}
-		check_value(c, c->key, f->kind, obj_origin);
-	}
 }
 
 static const struct field number_fields[] = {{"value", K_NUM, true, VALL},
@@ -358,15 +370,15 @@ check_value(const struct json *v, const char *name, enum kind kind,
 	case K_NUMBER: {
 		const struct json *p = json_get(v, "prefix");
 
-		check_members(v, name, number_fields, NULL, VALL, true);
+		check_members(v, name, number_fields, NULL, VALL, true, true);
 		if (p != NULL && strcmp(p->str, "metric") != 0 &&
 		    strcmp(p->str, "binary") != 0)
-			bad("number.prefix '%s' is not metric or binary",
+			bad("%s.prefix '%s' is not metric or binary", name,
 			    p->str);
 		return;
 	}
 	case K_ENV:
-		check_members(v, name, env_fields, NULL, VALL, true);
+		check_members(v, name, env_fields, NULL, VALL, true, true);
 		return;
 	case K_RESOURCES:
 	case K_STRLIST:
@@ -377,7 +389,7 @@ check_value(const struct json *v, const char *name, enum kind kind,
 				continue;
 			}
 			check_members(e, name, resource_fields, NULL, VALL,
-			              true);
+			              true, true);
 			if (strchr(json_str(e, "name"), '/') != NULL ||
 			    *json_str(e, "name") == '\0')
 				bad("%s name '%s' is empty or has a '/'", name,
@@ -571,12 +583,12 @@ check_file(const char *path)
 
 			snprintf(g_where, sizeof(g_where), "%s[%d]",
 			         lists[k].name, i);
-			want_type(o, g_where, J_OBJ);
+			want_type(o, "the entry", J_OBJ);
 			where(lists[k].name, i, o);
 			origin = json_str(o, "origin");
 			/* v5 may have fields this checker does not know. */
 			check_members(o, lists[k].name, lists[k].fields, origin,
-			              vbit, vbit == V4);
+			              vbit, vbit == V4, false);
 			id = json_str(o, "id");
 			if (has_id(a, id, o))
 				bad("id '%s' appears twice in %s", id,
