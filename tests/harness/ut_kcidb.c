@@ -19,9 +19,21 @@ json_of(const char *s)
 	return sb.buf;
 }
 
-#define CHECK_JSON(in, out)                                                    \
+static char *
+path_of(const char *dotted)
+{
+	struct strbuf sb;
+
+	sb_init(&sb);
+	kcidb_path_add1(&sb, "modref");
+	kcidb_path_add(&sb, dotted);
+	return sb.buf;
+}
+
+/* fn(in) must give out; the failure says what it gave. */
+#define CHECK_GIVES(fn, in, out)                                               \
 	do {                                                                   \
-		char *g_ = json_of(in);                                        \
+		char *g_ = fn(in);                                             \
 		int same_ = strcmp(g_, out) == 0;                              \
 		if (!same_ && ut_failure[0] == '\0')                           \
 			snprintf(ut_failure, sizeof(ut_failure),               \
@@ -35,58 +47,36 @@ json_of(const char *s)
 static void
 kcidb_json_escape(void)
 {
-	CHECK_JSON("plain", "\"plain\"");
-	CHECK_JSON("", "\"\"");
-	CHECK_JSON("a\"b\\c", "\"a\\\"b\\\\c\"");
-	CHECK_JSON("l1\nl2\tx\r", "\"l1\\nl2\\tx\\r\"");
-	CHECK_JSON("bell\x07 esc\x1b del\x7f", "\"bell\\u0007 esc\\u001b "
-	                                       "del\\u007f\"");
+	CHECK_GIVES(json_of, "plain", "\"plain\"");
+	CHECK_GIVES(json_of, "", "\"\"");
+	CHECK_GIVES(json_of, "a\"b\\c", "\"a\\\"b\\\\c\"");
+	CHECK_GIVES(json_of, "l1\nl2\tx\r", "\"l1\\nl2\\tx\\r\"");
+	CHECK_GIVES(json_of, "bell\x07 esc\x1b del\x7f",
+	            "\"bell\\u0007 esc\\u001b "
+	            "del\\u007f\"");
 	/* Valid UTF-8 stays as it is; broken bytes become U+FFFD. */
-	CHECK_JSON("caf\xc3\xa9 \xe2\x82\xac", "\"caf\xc3\xa9 \xe2\x82\xac\"");
-	CHECK_JSON("bad\xff\xfe", "\"bad\\ufffd\\ufffd\"");
-	CHECK_JSON("cut\xc3", "\"cut\\ufffd\"");
-	CHECK_JSON("overlong\xc0\xaf", "\"overlong\\ufffd\\ufffd\"");
-	CHECK_JSON("surrogate\xed\xa0\x80",
-	           "\"surrogate\\ufffd\\ufffd\\ufffd\"");
+	CHECK_GIVES(json_of, "caf\xc3\xa9 \xe2\x82\xac",
+	            "\"caf\xc3\xa9 \xe2\x82\xac\"");
+	CHECK_GIVES(json_of, "bad\xff\xfe", "\"bad\\ufffd\\ufffd\"");
+	CHECK_GIVES(json_of, "cut\xc3", "\"cut\\ufffd\"");
+	CHECK_GIVES(json_of, "overlong\xc0\xaf", "\"overlong\\ufffd\\ufffd\"");
+	CHECK_GIVES(json_of, "surrogate\xed\xa0\x80",
+	            "\"surrogate\\ufffd\\ufffd\\ufffd\"");
 }
-
-static char *
-path_of(const char *dotted)
-{
-	struct strbuf sb;
-
-	sb_init(&sb);
-	kcidb_path_add1(&sb, "modref");
-	kcidb_path_add(&sb, dotted);
-	return sb.buf;
-}
-
-#define CHECK_PATH(in, out)                                                    \
-	do {                                                                   \
-		char *g_ = path_of(in);                                        \
-		int same_ = strcmp(g_, out) == 0;                              \
-		if (!same_ && ut_failure[0] == '\0')                           \
-			snprintf(ut_failure, sizeof(ut_failure),               \
-			         "%s:%d: %s gave %s", __FILE__, __LINE__, #in, \
-			         g_);                                          \
-		free(g_);                                                      \
-		if (!same_)                                                    \
-			return;                                                \
-	} while (0)
 
 static void
 kcidb_paths(void)
 {
 	struct strbuf sb;
 
-	CHECK_PATH("refs.dev_hold_put", "modref.refs.dev_hold_put");
-	CHECK_PATH("refs.dev/hold", "modref.refs.dev_hold");
-	CHECK_PATH("suite.#3", "modref.suite.3");
-	CHECK_PATH("suite.(suite)", "modref.suite.suite");
-	CHECK_PATH("a..b", "modref.a._.b");
-	CHECK_PATH(".x.", "modref._.x._");
-	CHECK_PATH("k-8 sp ace", "modref.k-8_sp_ace");
-	CHECK_PATH("\xc3\xa9t\xc3\xa9", "modref.t");
+	CHECK_GIVES(path_of, "refs.dev_hold_put", "modref.refs.dev_hold_put");
+	CHECK_GIVES(path_of, "refs.dev/hold", "modref.refs.dev_hold");
+	CHECK_GIVES(path_of, "suite.#3", "modref.suite.3");
+	CHECK_GIVES(path_of, "suite.(suite)", "modref.suite.suite");
+	CHECK_GIVES(path_of, "a..b", "modref.a._.b");
+	CHECK_GIVES(path_of, ".x.", "modref._.x._");
+	CHECK_GIVES(path_of, "k-8 sp ace", "modref.k-8_sp_ace");
+	CHECK_GIVES(path_of, "\xc3\xa9t\xc3\xa9", "modref.t");
 	sb_init(&sb);
 	kcidb_path_add1(&sb, "rmmod[default].x");
 	CHECK_STR(sb.buf, "rmmod_default_x");
