@@ -162,6 +162,9 @@ kcidb_bench(void)
 	CHECK(!kcidb_bench_line(
 	    "bench: devref: owner variant used module e1000", &g, &l, &v, &u));
 	CHECK(!kcidb_bench_line("modref> bench devref 50", &g, &l, &v, &u));
+	CHECK(!kcidb_bench_line("bench: ERANGE: PAIRS 0 is out of range "
+	                        "1..10000000",
+	                        &g, &l, &v, &u));
 	CHECK(!kcidb_bench_line("bench: nocolon 5 ms", &g, &l, &v, &u));
 	CHECK(!kcidb_bench_line("bench: x: label inf ms", &g, &l, &v, &u));
 }

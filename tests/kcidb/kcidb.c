@@ -255,6 +255,11 @@ kcidb_bench_line(const char *line, char **group, char **label, double *value,
 	colon = strstr(line, ": ");
 	if (colon == NULL || colon == line || memchr(line, ' ', colon - line))
 		return false;
+	/* "bench: ERANGE: PAIRS 0 is out of range": an error, no figure. */
+	if (line[0] == 'E' && colon - line > 1 &&
+	    strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") ==
+	        (size_t)(colon - line))
+		return false;
 	copy = xstrdup(colon + 2);
 	for (char *t = strtok_r(copy, " \t\r\n", &save); t && n < 64;
 	     t = strtok_r(NULL, " \t\r\n", &save))

@@ -59,8 +59,9 @@ void kcidb_time(char *buf, size_t len, const struct timeval *tv);
  * before it the label ("bench: devref: owner 37 cycles 11.2 ns" is devref,
  * owner, 37, cycles; "bench: devref-contended: wait/atomic cpus 2 41
  * cycles/pair ..." is devref-contended, "wait/atomic cpus 2", 41,
- * cycles/pair).  Returns false for lines that are not bench lines or
- * have no label or no figure.  The strings are allocated.
+ * cycles/pair).  Returns false for lines that are not bench lines, are
+ * a command's error (GROUP an errno name: "bench: ERANGE: ..."), or have
+ * no label or no figure.  The strings are allocated.
  */
 bool kcidb_bench_line(const char *line, char **group, char **label,
                       double *value, char **unit);
