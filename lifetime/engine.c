@@ -88,7 +88,11 @@ fail(struct lt_worker *w, const struct lt_rec *rec, const char *why)
 	struct lt_run *run = w->run;
 	char arg[16];
 
-	__atomic_add_fetch(&run->failures, 1, __ATOMIC_SEQ_CST);
+	/* the first failure's timeline, before its FAIL line: a harness
+	 * that rejects the line stops the run right after it */
+	if (__atomic_add_fetch(&run->failures, 1, __ATOMIC_SEQ_CST) == 1 &&
+	    trace_on)
+		trace_dump();
 	__atomic_add_fetch(&run->stats[rec->op].fails, 1, __ATOMIC_RELAXED);
 	printk(LOG_ERR,
 	       "stress: FAIL: seed %u worker %d op #%u %s %s: %s %s; output "
@@ -920,8 +924,9 @@ run_and_free(struct lt_run *run, struct lt_snapshot *snap)
 	settled = lt_settle(run, snap);
 	lt_snapshot_free(snap);
 	report(run);
-	/* a failed run's timeline, for build/host/modref-trace */
-	if (trace_on && (r != 0 || run->failures != 0 || settled != 0))
+	/* a run whose end state differs: its timeline (a failed op's was
+	 * printed at the failure, which stopped the ring) */
+	if (trace_on && (r != 0 || settled != 0))
 		trace_dump();
 	if (r != 0)
 		r = cmd_error("stress", r, "could not start the workers");

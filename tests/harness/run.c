@@ -166,6 +166,25 @@ reap_qemu(struct run *R)
 	}
 }
 
+/* After a failure the guest found (a panic, a rejected line), log what
+ * it still says while it keeps talking: a panic's report ends with the
+ * kernel exiting, and may carry a trace dump of thousands of lines
+ * (docs/trace.md); a stress run prints its timeline, its report and its
+ * verdict.  Ends after 2 s of silence, QEMU's exit or a bound. */
+static void
+drain_output(struct run *R)
+{
+	int64_t quiet = now_ms() + 2000, cap = now_ms() + run_ms(R, 60000);
+
+	while (R->qemu > 0 && now_ms() < quiet && now_ms() < cap) {
+		int r = console_read(&R->con, 100);
+		if (r < 0)
+			reap_qemu(R);
+		else if (r > 0)
+			quiet = now_ms() + 2000;
+	}
+}
+
 /* Let the panic report arrive before failing, so the reason carries it. */
 static void
 fail_panic(struct run *R)
@@ -177,6 +196,7 @@ fail_panic(struct run *R)
 	       R->con.report_lines < PANIC_REPORT_LINES)
 		if (console_read(&R->con, 100) < 0)
 			reap_qemu(R);
+	drain_output(R);
 	first = xstrdup(R->con.report.buf);
 	nl = strchr(first, '\n');
 	if (nl != NULL)
@@ -200,8 +220,12 @@ run_pump(struct run *R, int ms)
 	}
 	if (R->con.panic && !R->s->expects_panic)
 		fail_panic(R);
-	else if (R->con.rejected != NULL)
-		run_fail(R, "%s", R->con.rejected);
+	else if (R->con.rejected != NULL) {
+		char *why = xstrdup(R->con.rejected);
+		drain_output(R);
+		run_fail(R, "%s", why);
+		free(why);
+	}
 	return R->fail ? -1 : 0;
 }
 

@@ -89,7 +89,8 @@ struct place {
 };
 static struct place places[MAXPLACES];
 static int nplaces;
-static bool use_script;      /* trials run script[] */
+static bool use_script; /* trials run script[] */
+static bool tracing;    /* trials boot with trace=on (the verifying ones) */
 static int max_trials = 400; /* delta debugging stops there */
 
 static double
@@ -380,8 +381,10 @@ static void
 write_scn(FILE *f, const char *cmd)
 {
 	fprintf(f, "profiles %s\n", profile);
-	if (cmdline[0])
-		fprintf(f, "%s\n", cmdline);
+	/* the timeline (docs/trace.md): a failing run's log carries it */
+	if (cmdline[0] || tracing)
+		fprintf(f, "%s%s\n", cmdline[0] ? cmdline : "cmdline",
+		        tracing ? " trace=on" : "");
 	if (modules[0])
 		fprintf(f, "%s\n", modules);
 	/* a refused command fails at once, not at the expect's timeout */
@@ -466,6 +469,26 @@ failed_as_bug(void)
 
 	last_failure(line, sizeof(line));
 	return line[0] != '\0';
+}
+
+/* The last trial's timeline as Perfetto JSON beside its log. */
+static void
+keep_trace(void)
+{
+	char sh[1024];
+
+	snprintf(sh, sizeof(sh),
+	         "grep -q '^trace: begin ' %s/logs/trial-%s.log && "
+	         "build/host/modref-trace json %s/logs/trial-%s.log "
+	         "%s/logs/trial-%s.trace.json",
+	         workdir, profile, workdir, profile, workdir, profile);
+	if (system(sh) == 0)
+		say("the last verifying run's timeline: "
+		    "%s/logs/trial-%s.trace.json "
+		    "(docs/trace.md)",
+		    workdir, profile);
+	else
+		say("the last verifying run left no timeline in its log");
 }
 
 /* One boot; true if the run failed (the bug showed). */
@@ -911,9 +934,12 @@ main(int argc, char **argv)
 	}
 	/* 5. delta debugging of the ops themselves */
 	shrink_to_script();
-	/* 6. deterministic? */
+	/* 6. deterministic?  (with the timeline on, so the last failing
+	 * run leaves its trace) */
+	tracing = true;
 	for (int r = 0; r < runs; r++)
 		failed += trial("verifying");
+	keep_trace();
 	command(cmd, sizeof(cmd));
 	say("%d of %d runs fail: %s", failed, runs, cmd);
 	snprintf(name, sizeof(name), "repro-%s-%ld-%s", profile,
