@@ -13,6 +13,11 @@ STRESS_TESTS ?= tests/stress
 STRESS_JOBS ?= $(JOBS)
 STRESS_TIMEOUT_SCALE ?= 1
 STRESS_DIR := $(BUILD)/stress
+# The lifetime report's plots (lifetime-ops.png, lifetime-rmmod-wait.png
+# beside lifetime.txt) need gnuplot: installed here, not by make deps
+# (make test does not need it); without it the report skips the plots.
+STRESS_GNUPLOT = command -v gnuplot >/dev/null || $(SUDO) apt-get install -y gnuplot-nox || \
+	echo "stress: gnuplot-nox not installed: the lifetime report skips its plots"
 
 stress: deps kernel host modules
 	@rm -rf $(STRESS_DIR) && mkdir -p $(STRESS_DIR)/logs
@@ -24,7 +29,8 @@ stress: deps kernel host modules
 		--timeout-scale $(STRESS_TIMEOUT_SCALE) \
 		$(if $(SEED),,$(STRESS_TESTS)) $(STRESS_DIR)/scn; \
 		echo $$? > $(STRESS_DIR)/status; } | tee $(STRESS_DIR)/report.tap
-	@tests/stress/lifetime-report.sh $(STRESS_DIR)/logs > $(STRESS_DIR)/lifetime.txt
+	@$(STRESS_GNUPLOT)
+	@tests/stress/lifetime-report.sh $(STRESS_DIR)/logs $(STRESS_DIR) > $(STRESS_DIR)/lifetime.txt
 	@status=$$(cat $(STRESS_DIR)/status); \
 		echo "stress: $$(tail -n 1 $(STRESS_DIR)/report.tap) (report: $(STRESS_DIR)/report.tap, lifetime: $(STRESS_DIR)/lifetime.txt)"; \
 		exit $$status
@@ -34,7 +40,9 @@ stress: deps kernel host modules
 # `stress lifetime` for OPS ops with host UDP and TCP traffic, generated
 # from tests/stress/lifetime.scn.in into $(STRESS_DIR)/scn/.  The report,
 # $(STRESS_DIR)/lifetime.txt, has per run the ops and outcomes per kind,
-# the rmmod wait times (min/median/p99/max) and the replay command.
+# the rmmod wait times (min/median/p99/max) and the replay command; beside
+# it lifetime-runs.dat (ops/s and waits, a line per run) and its plots,
+# lifetime-ops.png and lifetime-rmmod-wait.png (docs/stress.md).
 #   make stress                       core stress + every LT_RUNS entry
 #   make stress SEED=S OPS=N SMP=C [REFMODE=R MODREF=M]
 #                                     replay: only the lifetime runs on C
@@ -69,7 +77,8 @@ stress-lifetime: deps kernel host modules
 		--profiles $(STRESS_DIR)/profiles \
 		--timeout-scale $(STRESS_TIMEOUT_SCALE) $(STRESS_DIR)/scn; \
 		echo $$? > $(STRESS_DIR)/status; } | tee $(STRESS_DIR)/report.tap
-	@tests/stress/lifetime-report.sh $(STRESS_DIR)/logs > $(STRESS_DIR)/lifetime.txt
+	@$(STRESS_GNUPLOT)
+	@tests/stress/lifetime-report.sh $(STRESS_DIR)/logs $(STRESS_DIR) > $(STRESS_DIR)/lifetime.txt
 	@tail -n 25 $(STRESS_DIR)/lifetime.txt
 	@# a failed run: the command that shrinks it to a reproducer
 	@grep '^# FAILED' $(STRESS_DIR)/report.tap | \
