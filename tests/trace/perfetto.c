@@ -131,14 +131,7 @@ slice_begin(struct writer *w, const char *cat, const char *name, uint32_t id,
 		slice_edge(w, s, false, ns, "held_again");
 		s->open = false;
 	}
-	if (w->nsl == w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 64;
-		w->sl = realloc(w->sl, w->cap * sizeof(*w->sl));
-		if (w->sl == NULL) {
-			fprintf(stderr, "modref-trace: out of memory\n");
-			exit(2);
-		}
-	}
+	w->sl = tr_grow(w->sl, &w->cap, w->nsl, sizeof(*w->sl));
 	s = &w->sl[w->nsl++];
 	snprintf(s->cat, sizeof(s->cat), "%s", cat);
 	snprintf(s->name, sizeof(s->name), "%s", name);
@@ -147,14 +140,28 @@ slice_begin(struct writer *w, const char *cat, const char *name, uint32_t id,
 	slice_edge(w, s, true, ns, note);
 }
 
+static bool
+seen_slice(struct writer *w, const char *cat, uint32_t id)
+{
+	for (size_t i = 0; i < w->nsl; i++)
+		if (w->sl[i].id == id && strcmp(w->sl[i].cat, cat) == 0)
+			return true;
+	return false;
+}
+
 static void
 slice_end(struct writer *w, const char *cat, const char *name, uint32_t id,
           uint64_t ns)
 {
 	struct slice *s = find_slice(w, cat, id);
 
-	if (s == NULL) /* taken before the trace began */
-		slice_begin(w, cat, name, id, w->t0, "before_trace");
+	/* A put without its get: taken before the trace began, or (the
+	 * holder held before, in the trace) a get the ring lost. */
+	if (s == NULL) {
+		bool again = seen_slice(w, cat, id);
+		slice_begin(w, cat, name, id, again ? ns : w->t0,
+		            again ? "get_not_traced" : "before_trace");
+	}
 	s = find_slice(w, cat, id);
 	slice_edge(w, s, false, ns, NULL);
 	s->open = false;
@@ -192,8 +199,11 @@ instant(struct writer *w, const struct tr_event *e, const char *track)
 		json_ts(w, e->ns);
 		fputs(",\"cat\":", w->out);
 		json_str(w->out, tr_kind_name(e->kind));
-		fprintf(w->out, ",\"name\":\"%s %s %s\",\"args\":{\"seq\":%u,",
-		        tr_kind_name(e->kind), track, e->tag, e->seq);
+		snprintf(m, sizeof(m), "%s %s %s", tr_kind_name(e->kind), track,
+		         e->tag);
+		fputs(",\"name\":", w->out);
+		json_str(w->out, m);
+		fprintf(w->out, ",\"args\":{\"seq\":%u,", e->seq);
 		fprintf(w->out, "\"holder\":\"0x%08x\",\"count\":%d,\"site\":",
 		        (unsigned)e->holder, e->count);
 		json_str(w->out, e->site);

@@ -14,7 +14,19 @@ $(HOSTBIN)/modref-trace: tests/trace/modref-trace.c tests/trace/tracelog.c \
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $(filter %.c,$^)
 
-host: $(HOSTBIN)/modref-trace
+# libFuzzer over the dump reader and the writers (tests/trace/fuzz.c),
+# seeded from tests/trace/corpus; its working corpus stays in build/.
+TRACE_FUZZ_SRC := tests/trace/fuzz.c tests/trace/tracelog.c \
+	tests/trace/perfetto.c tests/trace/tracecheck.c tests/lava/json.c \
+	tests/harness/util.c
+$(HOSTBIN)/trace-fuzz: $(TRACE_FUZZ_SRC) tests/trace/tracelog.h \
+		tests/trace/perfetto.h tests/trace/tracecheck.h tests/lava/json.h
+	@mkdir -p $(dir $@)
+	clang -std=c11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ $(TRACE_FUZZ_SRC)
+
+host: $(HOSTBIN)/modref-trace $(HOSTBIN)/trace-fuzz
 
 # The traced scenarios: the 2003 bug (a reference outliving its driver)
 # and a clean unload; each log's timeline as Perfetto JSON, ftrace text

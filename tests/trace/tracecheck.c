@@ -46,14 +46,7 @@ track(struct checker *c, const char *key)
 	for (size_t i = 0; i < c->ntr; i++)
 		if (strcmp(c->tr[i].key, key) == 0)
 			return &c->tr[i];
-	if (c->ntr == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 64;
-		c->tr = realloc(c->tr, c->cap * sizeof(*c->tr));
-		if (c->tr == NULL) {
-			fprintf(stderr, "modref-trace: out of memory\n");
-			exit(2);
-		}
-	}
+	c->tr = tr_grow(c->tr, &c->cap, c->ntr, sizeof(*c->tr));
 	memset(&c->tr[c->ntr], 0, sizeof(c->tr[0]));
 	snprintf(c->tr[c->ntr].key, sizeof(c->tr[0].key), "%s", key);
 	c->tr[c->ntr].last_ts = -1;

@@ -88,8 +88,8 @@ fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-static void *
-grow(void *p, size_t *cap, size_t n, size_t size)
+void *
+tr_grow(void *p, size_t *cap, size_t n, size_t size)
 {
 	if (n < *cap)
 		return p;
@@ -204,7 +204,7 @@ block_line(struct reader *r, char *rest)
 	char *s = rest;
 
 	if (strncmp(rest, "e ", 2) == 0) {
-		t->ev = grow(t->ev, &r->cap_ev, t->nev, sizeof(*t->ev));
+		t->ev = tr_grow(t->ev, &r->cap_ev, t->nev, sizeof(*t->ev));
 		memset(&t->ev[t->nev], 0, sizeof(t->ev[0]));
 		if (!parse_event(rest, &t->ev[t->nev]))
 			return false;
@@ -213,7 +213,7 @@ block_line(struct reader *r, char *rest)
 	}
 	if (strncmp(rest, "thread ", 7) == 0) {
 		strtok_r(s, " ", &s);
-		t->th = grow(t->th, &r->cap_th, t->nth, sizeof(*t->th));
+		t->th = tr_grow(t->th, &r->cap_th, t->nth, sizeof(*t->th));
 		if (!num(&s, 0, 65535, 10, &n) ||
 		    !word(&s, t->th[t->nth].name, sizeof(t->th[0].name)) ||
 		    strtok_r(NULL, " ", &s) != NULL)
@@ -223,7 +223,7 @@ block_line(struct reader *r, char *rest)
 	}
 	if (strncmp(rest, "count ", 6) == 0) {
 		strtok_r(s, " ", &s);
-		t->cnt = grow(t->cnt, &r->cap_cnt, t->ncnt, sizeof(*t->cnt));
+		t->cnt = tr_grow(t->cnt, &r->cap_cnt, t->ncnt, sizeof(*t->cnt));
 		if (!word(&s, what, sizeof(what)) ||
 		    (strcmp(what, "dev") != 0 && strcmp(what, "mod") != 0) ||
 		    !word(&s, name, sizeof(name)) ||
@@ -261,21 +261,33 @@ begin_block(struct reader *r, const char *rest)
 int
 tracelog_read(const char *path, struct tracelog *t, char *err, size_t errlen)
 {
+	FILE *f = fopen(path, "r");
+	int r;
+
+	if (f == NULL) {
+		memset(t, 0, sizeof(*t));
+		return fail(err, errlen, "%s: %s", path, strerror(errno));
+	}
+	r = tracelog_read_file(f, path, t, err, errlen);
+	fclose(f);
+	return r;
+}
+
+int
+tracelog_read_file(FILE *f, const char *path, struct tracelog *t, char *err,
+                   size_t errlen)
+{
 	struct reader r = {.t = t};
 	char line[LINE_MAX_LEN], copy[LINE_MAX_LEN]; /* parsing cuts it */
 	bool seen = false;
-	FILE *f = fopen(path, "r");
 
 	memset(t, 0, sizeof(*t));
-	if (f == NULL)
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), f) != NULL) {
 		size_t len = strlen(line);
 		char *p;
 
 		r.lineno++;
 		if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
-			fclose(f);
 			tracelog_free(t);
 			return fail(err, errlen,
 			            "%s: line %u: longer than %d bytes", path,
@@ -295,19 +307,18 @@ tracelog_read(const char *path, struct tracelog *t, char *err, size_t errlen)
 			r.in = false;
 			t->complete = true;
 		} else if (r.in && !block_line(&r, strcpy(copy, p))) {
-			fclose(f);
 			tracelog_free(t);
 			return fail(err, errlen,
 			            "%s: line %u: malformed trace line '%.80s'",
 			            path, r.lineno, line);
 		}
 	}
-	fclose(f);
 	if (!seen) {
 		tracelog_free(t);
 		return fail(err, errlen,
 		            "%s: no trace (no 'trace: begin' line)", path);
 	}
-	qsort(t->ev, t->nev, sizeof(*t->ev), by_time);
+	if (t->nev > 1)
+		qsort(t->ev, t->nev, sizeof(*t->ev), by_time);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum tr_kind {
 	TR_DEV_HOLD,
@@ -60,7 +61,14 @@ struct tracelog {
  * sequence).  0, or -1 with a one-line reason in err. */
 int tracelog_read(const char *path, struct tracelog *t, char *err,
                   size_t errlen);
+/* The same from an open stream (path names it in errors). */
+int tracelog_read_file(FILE *f, const char *path, struct tracelog *t, char *err,
+                       size_t errlen);
 void tracelog_free(struct tracelog *t);
+
+/* p with room for element n (of size bytes), *cap grown by doubling;
+ * exits on out of memory. */
+void *tr_grow(void *p, size_t *cap, size_t n, size_t size);
 
 const char *tr_kind_name(enum tr_kind k);
 bool tr_is_dev(enum tr_kind k);
