@@ -31,6 +31,8 @@ stress: deps kernel host modules
 		echo $$? > $(STRESS_DIR)/status; } | tee $(STRESS_DIR)/report.tap
 	@$(STRESS_GNUPLOT)
 	@tests/stress/lifetime-report.sh $(STRESS_DIR)/logs $(STRESS_DIR) > $(STRESS_DIR)/lifetime.txt
+	@# a failed run's timeline beside its log (docs/trace.md)
+	@$(call TRACE_KEEP,$(STRESS_DIR)/logs)
 	@status=$$(cat $(STRESS_DIR)/status); \
 		echo "stress: $$(tail -n 1 $(STRESS_DIR)/report.tap) (report: $(STRESS_DIR)/report.tap, lifetime: $(STRESS_DIR)/lifetime.txt)"; \
 		exit $$status
@@ -79,6 +81,8 @@ stress-lifetime: deps kernel host modules
 		echo $$? > $(STRESS_DIR)/status; } | tee $(STRESS_DIR)/report.tap
 	@$(STRESS_GNUPLOT)
 	@tests/stress/lifetime-report.sh $(STRESS_DIR)/logs $(STRESS_DIR) > $(STRESS_DIR)/lifetime.txt
+	@# a failed run's timeline beside its log (docs/trace.md)
+	@$(call TRACE_KEEP,$(STRESS_DIR)/logs)
 	@tail -n 25 $(STRESS_DIR)/lifetime.txt
 	@# a failed run: the command that shrinks it to a reproducer
 	@grep '^# FAILED' $(STRESS_DIR)/report.tap | \
