@@ -110,10 +110,11 @@ struct module {
 
 	/* References: the implementation is chosen at load time. */
 	const struct module_refops *refops;
-	refcount_t refcnt;            /* atomic: bias + references */
-	struct pcpu_counter pcpu_ref; /* percpu: per-CPU deltas */
-	volatile int underflows;      /* module_put below zero */
-	volatile int bad_gets;        /* __module_get without a reference */
+	/* one counter, its mode chosen with refops: per-CPU deltas
+	 * (percpu) or a shared count of a bias and the references (atomic) */
+	struct pcpu_counter ref;
+	volatile int underflows; /* module_put below zero */
+	volatile int bad_gets;   /* __module_get without a reference */
 	/* the references taken with try_module_get_track, at the
 	 * module_track level of the load (kernel/locking/ref_tracker.h) */
 	struct ref_tracker_dir holders;

@@ -270,7 +270,7 @@ refs_one(struct module *mod) REQUIRES(module_mutex)
 		kprintf("  per-cpu:");
 		for (int i = 0; i < MAX_CPUS; i++)
 			if (cpus[i].state == CPU_ONLINE)
-				kprintf(" cpu%d=%d", i, mod->pcpu_ref.cpu[i].n);
+				kprintf(" cpu%d=%d", i, mod->ref.cpu[i].n);
 		kprintf("\n");
 	}
 	kprintf("  module_put underflows: %d, __module_get without a "

@@ -52,7 +52,7 @@ module_default_refops(void)
 static void
 pcpu_init(struct module *mod)
 {
-	pcpu_counter_init(&mod->pcpu_ref);
+	pcpu_counter_init(&mod->ref);
 }
 
 static bool
@@ -64,7 +64,7 @@ pcpu_try_get(struct module *mod)
 	uint32_t f = local_irq_save();
 
 	if (READ_ONCE(mod->state) == MODULE_STATE_LIVE) {
-		pcpu_counter_add_irqoff(&mod->pcpu_ref, 1);
+		pcpu_counter_add_irqoff(&mod->ref, 1);
 		ok = true;
 	}
 	local_irq_restore(f);
@@ -74,7 +74,7 @@ pcpu_try_get(struct module *mod)
 static void
 pcpu_get(struct module *mod)
 {
-	pcpu_counter_add(&mod->pcpu_ref, 1);
+	pcpu_counter_add(&mod->ref, 1);
 }
 
 static bool
@@ -87,12 +87,12 @@ pcpu_put(struct module *mod)
 	 * another); only a negative sum is an underflow.  The unlocked sum
 	 * can be low by a get and put that race with it, so it must be
 	 * negative twice before we call it one. */
-	pcpu_counter_add_irqoff(&mod->pcpu_ref, -1);
-	if ((mod->pcpu_ref.dead || mod->pcpu_ref.cpu[cpu_id()].n < 0) &&
-	    pcpu_counter_sum(&mod->pcpu_ref) < 0) {
+	pcpu_counter_add_irqoff(&mod->ref, -1);
+	if ((mod->ref.dead || mod->ref.cpu[cpu_id()].n < 0) &&
+	    pcpu_counter_sum(&mod->ref) < 0) {
 		cpu_relax();
-		if (pcpu_counter_sum(&mod->pcpu_ref) < 0) {
-			pcpu_counter_add_irqoff(&mod->pcpu_ref, 1);
+		if (pcpu_counter_sum(&mod->ref) < 0) {
+			pcpu_counter_add_irqoff(&mod->ref, 1);
 			ok = false;
 		}
 	}
@@ -106,7 +106,7 @@ pcpu_put(struct module *mod)
 static int
 pcpu_count(struct module *mod)
 {
-	return pcpu_counter_sum(&mod->pcpu_ref);
+	return pcpu_counter_sum(&mod->ref);
 }
 
 static int
@@ -115,18 +115,18 @@ pcpu_try_release(struct module *mod)
 	/* Cheap unlocked look first: the switch costs a grace period.  The
 	 * module is GOING (no new try_get), so once the folded, exact sum
 	 * is 0 it stays 0. */
-	if (pcpu_counter_sum(&mod->pcpu_ref) != 0)
+	if (pcpu_counter_sum(&mod->ref) != 0)
 		return -EBUSY;
-	if (!mod->pcpu_ref.dead)
-		pcpu_counter_kill(&mod->pcpu_ref);
-	pcpu_counter_settle(&mod->pcpu_ref);
-	return pcpu_counter_sum(&mod->pcpu_ref) == 0 ? 0 : -EBUSY;
+	if (!mod->ref.dead)
+		pcpu_counter_kill(&mod->ref);
+	pcpu_counter_settle(&mod->ref);
+	return pcpu_counter_sum(&mod->ref) == 0 ? 0 : -EBUSY;
 }
 
 static void
 pcpu_revive(struct module *mod)
 {
-	pcpu_counter_revive(&mod->pcpu_ref);
+	pcpu_counter_revive(&mod->ref);
 }
 
 const struct module_refops module_refops_percpu = {
@@ -139,7 +139,7 @@ const struct module_refops module_refops_percpu = {
 static void
 atomic_init(struct module *mod)
 {
-	refcount_set(&mod->refcnt, REF_BIAS);
+	pcpu_counter_init_atomic(&mod->ref, REF_BIAS);
 }
 
 static bool
@@ -148,13 +148,13 @@ atomic_try_get(struct module *mod)
 	if (READ_ONCE(mod->state) != MODULE_STATE_LIVE)
 		return false;
 	/* Not from zero: zero means the unload check has won. */
-	return refcount_inc_not_zero(&mod->refcnt, mod->name);
+	return refcount_inc_not_zero(pcpu_counter_shared(&mod->ref), mod->name);
 }
 
 static void
 atomic_get(struct module *mod)
 {
-	refcount_inc(&mod->refcnt, mod->name);
+	refcount_inc(pcpu_counter_shared(&mod->ref), mod->name);
 }
 
 /* The bias is only ever taken away when no reference is left, so
@@ -162,13 +162,13 @@ atomic_get(struct module *mod)
 static bool
 atomic_put(struct module *mod)
 {
-	return refcount_dec_not_one(&mod->refcnt, mod->name);
+	return refcount_dec_not_one(pcpu_counter_shared(&mod->ref), mod->name);
 }
 
 static int
 atomic_count(struct module *mod)
 {
-	int v = refcount_read(&mod->refcnt);
+	int v = refcount_read(pcpu_counter_shared(&mod->ref));
 
 	return v > 0 ? v - REF_BIAS : 0;
 }
@@ -176,7 +176,7 @@ atomic_count(struct module *mod)
 static int
 atomic_try_release(struct module *mod)
 {
-	return refcount_dec_if_one(&mod->refcnt) ? 0 : -EBUSY;
+	return refcount_dec_if_one(pcpu_counter_shared(&mod->ref)) ? 0 : -EBUSY;
 }
 
 const struct module_refops module_refops_atomic = {

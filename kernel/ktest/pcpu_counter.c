@@ -1,9 +1,12 @@
 /*
- * Suite "pcpu_counter": the per-CPU counter (kernel/locking/pcpu_counter.h).
+ * Suite "pcpu_counter": the two-mode counter (kernel/locking/pcpu_counter.h).
  *
- * Adds land in this CPU's slot until the counter is killed, then in the
- * atomic; settle folds the slots in, after which the sum is the atomic
- * alone and exact; revive goes back to slots and keeps the value.  With
+ * Per-CPU mode: adds land in this CPU's slot until the counter is killed,
+ * then in the shared count; settle folds the slots in, after which the
+ * sum is the shared count alone and exact; revive goes back to slots and
+ * keeps the value.  Atomic mode: every add goes to the shared count, the
+ * slots are never touched, kill/settle/revive change nothing, and the
+ * shared count is a refcount_t (its checks apply).  With
  * a thread on every other CPU adding +1/-1 pairs throughout, the slots
  * stay untouched once settled (no add was still on its way to one: the
  * grace period waited them out) and the sum is exact when they stop.
@@ -37,11 +40,11 @@ kill_settle_revive(struct ktest *t)
 	KEXPECT_EQ(t, slots_sum(c), 5);
 	pcpu_counter_kill(c);
 	pcpu_counter_add(c, 3); /* to the atomic now */
-	KEXPECT_EQ(t, c->atomic, 3);
+	KEXPECT_EQ(t, refcount_read(pcpu_counter_shared(c)), 3);
 	KEXPECT_EQ(t, pcpu_counter_sum(c), 8);
 	pcpu_counter_settle(c);
 	KEXPECT_EQ(t, slots_sum(c), 0);
-	KEXPECT_EQ(t, c->atomic, 8);
+	KEXPECT_EQ(t, refcount_read(pcpu_counter_shared(c)), 8);
 	KEXPECT_EQ(t, pcpu_counter_sum(c), 8);
 	pcpu_counter_settle(c); /* once only */
 	KEXPECT_EQ(t, pcpu_counter_sum(c), 8);
@@ -49,6 +52,37 @@ kill_settle_revive(struct ktest *t)
 	pcpu_counter_add(c, -8);
 	KEXPECT_EQ(t, slots_sum(c), -8);
 	KEXPECT_EQ(t, pcpu_counter_sum(c), 0);
+	kfree(c);
+}
+
+static void
+atomic_mode(struct ktest *t)
+{
+	struct pcpu_counter *c = kzalloc(sizeof(*c), "ktest");
+	unsigned reports;
+
+	KASSERT_TRUE(t, c != NULL);
+	pcpu_counter_init_atomic(c, 1); /* a module's bias */
+	KEXPECT_TRUE(t, pcpu_counter_is_atomic(c));
+	pcpu_counter_add(c, 2);
+	KEXPECT_EQ(t, slots_sum(c), 0);
+	KEXPECT_EQ(t, refcount_read(pcpu_counter_shared(c)), 3);
+	pcpu_counter_kill(c);
+	pcpu_counter_settle(c);
+	pcpu_counter_revive(c);
+	pcpu_counter_add(c, -2); /* still shared: revive is a no-op */
+	KEXPECT_EQ(t, slots_sum(c), 0);
+	KEXPECT_EQ(t, pcpu_counter_sum(c), 1);
+	KEXPECT_TRUE(t, refcount_inc_not_zero(pcpu_counter_shared(c), "ktest"));
+	KEXPECT_TRUE(t, !refcount_dec_if_one(pcpu_counter_shared(c)));
+	KEXPECT_EQ(t, refcount_dec_return(pcpu_counter_shared(c), "ktest"), 1);
+	KEXPECT_TRUE(t, refcount_dec_if_one(pcpu_counter_shared(c)));
+	KEXPECT_TRUE(t,
+	             !refcount_inc_not_zero(pcpu_counter_shared(c), "ktest"));
+	/* the refcount's own check: one put too many is reported */
+	reports = refcount_reports;
+	KEXPECT_EQ(t, refcount_dec_return(pcpu_counter_shared(c), "ktest"), -1);
+	KEXPECT_EQ(t, refcount_reports, reports + 1);
 	kfree(c);
 }
 
@@ -110,4 +144,4 @@ settle_under_adders(struct ktest *t)
 }
 
 KTEST_SUITE(pcpu_counter, KTEST_CASE(kill_settle_revive),
-            KTEST_CASE(settle_under_adders));
+            KTEST_CASE(atomic_mode), KTEST_CASE(settle_under_adders));

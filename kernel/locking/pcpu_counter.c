@@ -12,6 +12,8 @@
 void
 pcpu_counter_kill(struct pcpu_counter *c)
 {
+	if (c->atomic_mode)
+		return;
 	c->kill_gp = rcu_gp_cookie();
 	__atomic_store_n(&c->dead, 1, __ATOMIC_SEQ_CST);
 }
@@ -30,13 +32,15 @@ pcpu_counter_settle(struct pcpu_counter *c)
 		moved += c->cpu[i].n;
 		c->cpu[i].n = 0;
 	}
-	__atomic_add_fetch(&c->atomic, moved, __ATOMIC_SEQ_CST);
+	refcount_add_parts(&c->shared, moved);
 	c->settled = true;
 }
 
 void
 pcpu_counter_revive(struct pcpu_counter *c)
 {
+	if (c->atomic_mode)
+		return;
 	c->settled = false;
 	__atomic_store_n(&c->dead, 0, __ATOMIC_SEQ_CST);
 }

@@ -49,6 +49,15 @@ refcount_set(refcount_t *r, int n)
 	__atomic_store_n(&r->n, n, __ATOMIC_RELEASE);
 }
 
+/* For a count kept in parts (the shared part of a per-CPU counter,
+ * kernel/locking/pcpu_counter.h): add delta, either sign, unchecked - a
+ * part alone may be below zero.  Ordered like every add there. */
+static inline void
+refcount_add_parts(refcount_t *r, int delta)
+{
+	__atomic_add_fetch(&r->n, delta, __ATOMIC_SEQ_CST);
+}
+
 static inline int
 refcount_read(const refcount_t *r)
 {

@@ -256,7 +256,7 @@ pcpu_slots_own_lines(struct ktest *t)
 	struct module *mod = fake_module(MODULE_STATE_LIVE);
 
 	KASSERT_TRUE(t, mod != NULL);
-	kt_expect_slots_own_lines(t, mod->pcpu_ref.cpu, "module");
+	kt_expect_slots_own_lines(t, mod->ref.cpu, "module");
 	kfree(mod);
 }
 

@@ -86,7 +86,10 @@ run_pairs(struct net_device *dev, enum variant v, unsigned pairs,
 static void
 set_variant(struct net_device *dev, enum variant v)
 {
-	dev->pcpu_refs = v == V_PERCPU;
+	/* a private device between rounds: nothing counted, so its counter
+	 * can start again in the variant's mode */
+	ASSERT(netdev_refcnt_read(dev) == 0);
+	pcpu_counter_init_mode(&dev->refs, v != V_PERCPU, 0);
 	dev->holders.level = v == V_TRACKED ? 1 : v == V_STACKS ? 2 : 0;
 }
 
@@ -346,10 +349,8 @@ bench_devref(unsigned pairs, bool contended)
 		err = bench_contended(dev, owner, nv, pairs);
 	else
 		bench_single(dev, owner, nv, pairs);
-	/* Every pair was balanced: no reference is left in either counter
-	 * (reading with pcpu_refs set sums both). */
-	dev->pcpu_refs = true;
-	ASSERT(netdev_refcnt_read(dev) == 0);
+	/* Every pair was balanced: no reference is left (set_variant
+	 * asserts it). */
 	set_variant(dev, V_ATOMIC);
 	if (err == 0 && owner == NULL)
 		kprintf("bench: devref: owner skipped: no driver module "

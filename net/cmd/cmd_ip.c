@@ -145,7 +145,8 @@ refs_one(struct net_device *d)
 	kprintf("%s: usage count %d (1 is the registration), %s, refmode %s, "
 	        "%s counters, driver %s\n",
 	        d->name, netdev_refcnt_read(d), reg_state_name(d->reg_state),
-	        netdev_refmode_name(), d->pcpu_refs ? "per-CPU" : "atomic",
+	        netdev_refmode_name(),
+	        pcpu_counter_is_atomic(&d->refs) ? "atomic" : "per-CPU",
 	        module_name(d->owner));
 	netdev_print_holders(d, "    ");
 }

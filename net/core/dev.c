@@ -410,7 +410,7 @@ register_netdev(struct net_device *dev)
 	dev->owner = dev->netdev_ops->owner;
 	/* The base reference: the registration itself.  It is not a module
 	 * reference in any mode, or a driver could never be unloaded. */
-	refcount_set(&dev->refcnt, 1);
+	refcount_set(pcpu_counter_shared(&dev->refs), 1);
 	if (dev->holders.level) {
 		ref_tracker_stamp(&dev->holders, &dev->reg_tracker,
 		                  "registered",

@@ -58,7 +58,10 @@ BOOTPARAM_INT(netdev_track, netdev_track, 0, 2,
 void
 netdev_refcnt_init(struct net_device *dev)
 {
-	dev->pcpu_refs = devref_mode == 0 && netdev_refops->percpu;
+	if (devref_mode == 0 && netdev_refops->percpu)
+		pcpu_counter_init(&dev->refs);
+	else
+		pcpu_counter_init_atomic(&dev->refs, 0);
 	ref_tracker_dir_init(&dev->holders, netdev_track, "dev_put", dev->name,
 	                     "dev->holders.lock");
 }
@@ -66,22 +69,19 @@ netdev_refcnt_init(struct net_device *dev)
 static void
 count_add(struct net_device *dev, int delta)
 {
-	if (dev->pcpu_refs)
-		pcpu_counter_add(&dev->pcpu_refcnt, delta);
+	if (!pcpu_counter_is_atomic(&dev->refs))
+		pcpu_counter_add(&dev->refs, delta);
 	else if (delta > 0) /* ordered before a try-hold's state check */
-		refcount_inc_full(&dev->refcnt, "device");
+		refcount_inc_full(pcpu_counter_shared(&dev->refs), "device");
 	else
-		(void)refcount_dec_return(&dev->refcnt, "device");
+		(void)refcount_dec_return(pcpu_counter_shared(&dev->refs),
+		                          "device");
 }
 
 int
 netdev_refcnt_read(const struct net_device *dev)
 {
-	int n = refcount_read(&dev->refcnt);
-
-	if (dev->pcpu_refs)
-		n += pcpu_counter_sum(&dev->pcpu_refcnt);
-	return n;
+	return pcpu_counter_sum(&dev->refs);
 }
 EXPORT_SYMBOL(netdev_refcnt_read);
 
@@ -94,14 +94,13 @@ netdev_refcnt_settled(struct net_device *dev)
 	 * unregistering device's counter was killed at begin: settling it
 	 * costs one grace period (shared with the lookups' one), once; a
 	 * registered device (a test) is summed with the CPUs stopped. */
-	if (!dev->pcpu_refs || n > 1)
+	if (pcpu_counter_is_atomic(&dev->refs) || n > 1)
 		return n;
-	if (dev->pcpu_refcnt.dead) {
-		pcpu_counter_settle(&dev->pcpu_refcnt);
+	if (dev->refs.dead) {
+		pcpu_counter_settle(&dev->refs);
 		return netdev_refcnt_read(dev);
 	}
-	return refcount_read(&dev->refcnt) +
-	       pcpu_counter_sum_exact(&dev->pcpu_refcnt);
+	return pcpu_counter_sum_exact(&dev->refs);
 }
 
 __attribute__((noinline)) void
@@ -158,13 +157,14 @@ dev_put_track(struct net_device *dev, struct ref_tracker *t)
 	/* recorded before the drop: after it, dev may be gone */
 	TRACE(TRACE_DEV_PUT, dev, dev->name, t, t != NULL ? t->tag : NULL, site,
 	      -1, netdev_refcnt_read(dev) - 1);
-	if (dev->pcpu_refs) {
+	if (!pcpu_counter_is_atomic(&dev->refs)) {
 		count_add(dev, -1);
 	} else {
 		/* one put too many is reported there, reading nothing
 		 * of dev: whoever reached zero may have freed it already,
 		 * and nothing below may read it either */
-		n = refcount_dec_return(&dev->refcnt, "device");
+		n = refcount_dec_return(pcpu_counter_shared(&dev->refs),
+		                        "device");
 		if (n < 0)
 			race_point("dev-put-underflow");
 	}

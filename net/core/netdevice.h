@@ -145,10 +145,10 @@ struct net_device {
 	struct net_device_stats stats; /* the driver's, racy counters */
 	unsigned features; /* immutable: NETIF_F_*, set before register */
 
-	/* References (net/core/dev_refcnt.c). */
-	bool pcpu_refs;    /* implementation chosen at alloc_netdev */
-	refcount_t refcnt; /* the base, and every hold with devref=atomic */
-	struct pcpu_counter pcpu_refcnt; /* one cache line per CPU */
+	/* References (net/core/dev_refcnt.c): one counter, its mode (per-CPU
+	 * or atomic) chosen at alloc_netdev; the base reference is in its
+	 * shared count in both modes. */
+	struct pcpu_counter refs;
 	/* tracked holders (kernel/locking/ref_tracker.h), at the netdev_track
 	 * level of the device's allocation: 0, 1 site, 2 stacks */
 	struct ref_tracker_dir holders;

@@ -54,7 +54,7 @@ legacy_release(struct net_device *dev)
 	 * our decrement, so dev is not touched after it. */
 	strlcpy(name, dev->name, sizeof(name));
 	trace_base_ref(dev, -1);
-	n = refcount_dec_return(&dev->refcnt, "device");
+	n = refcount_dec_return(pcpu_counter_shared(&dev->refs), "device");
 	race_point("netdev-finish-put");
 	if (n == 0) {
 		netdev_run_destructor(dev);

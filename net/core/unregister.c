@@ -49,8 +49,7 @@ netdev_unregister_begin(struct net_device *dev, bool by_rmmod)
 	/* Unlisted first: one grace period from here covers both the
 	 * lookups in flight and the per-CPU adds (netdev_wait_allrefs). */
 	dev->unreg_gp = rcu_gp_cookie();
-	if (dev->pcpu_refs)
-		pcpu_counter_kill(&dev->pcpu_refcnt);
+	pcpu_counter_kill(&dev->refs); /* per-CPU mode only */
 	list_add_tail(&dev->unreg_link, &netdev_unreg_list);
 	call_netdevice_notifiers(NETDEV_UNREGISTER, dev);
 	dev->unreg_start_ms = now_ms();
@@ -65,8 +64,7 @@ netdev_unregister_abort(struct net_device *dev)
 	ASSERT(dev->reg_state == NETREG_UNREGISTERING);
 	dev->unreg_thread = NULL;
 	list_del_init(&dev->unreg_link);
-	if (dev->pcpu_refs)
-		pcpu_counter_revive(&dev->pcpu_refcnt);
+	pcpu_counter_revive(&dev->refs);
 	list_add_tail_rcu(&dev->dev_list, &netdev_list);
 	__atomic_store_n(&dev->reg_state, NETREG_REGISTERED, __ATOMIC_SEQ_CST);
 	call_netdevice_notifiers(NETDEV_REGISTER, dev);
@@ -153,8 +151,8 @@ netdev_release_base(struct net_device *dev)
 	int n;
 
 	trace_base_ref(dev, -1);
-	n = refcount_dec_return(&dev->refcnt, "device");
-	BUG_ON(n != 0 && !dev->pcpu_refs);
+	n = refcount_dec_return(pcpu_counter_shared(&dev->refs), "device");
+	BUG_ON(n != 0 && pcpu_counter_is_atomic(&dev->refs));
 	netdev_run_destructor(dev);
 	return true;
 }

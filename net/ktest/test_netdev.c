@@ -88,7 +88,11 @@ fake_new(const char *name, bool pcpu)
 		return NULL;
 	dev->netdev_ops = &fake_ops;
 	dev->destructor = fake_destructor;
-	dev->pcpu_refs = pcpu && netdev_refmode != REFMODE_LEGACY;
+	/* the mode the test asks for, not devref='s (nothing counted yet) */
+	if (pcpu && netdev_refmode != REFMODE_LEGACY)
+		pcpu_counter_init(&dev->refs);
+	else
+		pcpu_counter_init_atomic(&dev->refs, 0);
 	dev->dev_addr[0] = 0x02;
 	if (register_netdev(dev) < 0) {
 		free_netdev(dev);
@@ -253,7 +257,7 @@ count_on_cpus(struct ktest *t, bool pcpu)
 	int n = kt_online_cpus() * 2;
 
 	KASSERT_TRUE(t, dev != NULL);
-	KEXPECT_EQ(t, dev->pcpu_refs, pcpu);
+	KEXPECT_EQ(t, !pcpu_counter_is_atomic(&dev->refs), pcpu);
 	for (int i = 0; i < n; i++) {
 		struct holder_arg *a = kt_shared_alloc(sizeof(*a), 1);
 		if (a == NULL)
@@ -299,7 +303,7 @@ pcpu_slots_own_lines(struct ktest *t)
 	struct net_device *dev = alloc_netdev(0, "ktst%d");
 
 	KASSERT_TRUE(t, dev != NULL);
-	kt_expect_slots_own_lines(t, dev->pcpu_refcnt.cpu, "netdev");
+	kt_expect_slots_own_lines(t, dev->refs.cpu, "netdev");
 	free_netdev(dev);
 }
 

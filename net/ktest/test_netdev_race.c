@@ -311,7 +311,9 @@ legacy_underflow_report_outlives_free(struct ktest *t)
 	dev_hold(dev);
 	KEXPECT_EQ(t, unregister_netdev(dev), NETDEV_UNREG_HELD); /* one left */
 	KEXPECT_EQ(t, netdev_refcnt_read(dev), 1);
-	KEXPECT_EQ(t, refcount_dec_return(&dev->refcnt, "ktest"), 0);
+	KEXPECT_EQ(
+	    t, refcount_dec_return(pcpu_counter_shared(&dev->refs), "ktest"),
+	    0);
 	KASSERT_TRUE(t, race_arm("dev-put-underflow") == 0);
 	a = kt_async_start("ktest-put", do_put, dev);
 	KASSERT_TRUE(t, a != NULL);
