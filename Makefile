@@ -45,7 +45,8 @@ HOSTCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I. -MMD -MP
 # subsystems (docs/design.md).  A source file in one of them that its
 # objs.mk does not list stops the build: nothing is left out unseen.
 KDIRS := boot kernel kernel/arch kernel/lib kernel/locking kernel/mm \
-	kernel/sched kernel/console kernel/debug kernel/ktest kernel/bench \
+	kernel/sched kernel/console kernel/debug kernel/ktest kernel/stress \
+	kernel/bench \
 	modloader modloader/ktest drivers drivers/ktest \
 	net/core net/ipv4 net/apps net/cmd net/ktest net/bench net/tcp/resident \
 	lifetime lifetime/ktest

@@ -43,7 +43,7 @@ static const struct layer layers[] = {
     {"kernel",
      {"boot/", "kernel/arch/", "kernel/lib/", "kernel/locking/", "kernel/mm/",
       "kernel/sched/", "kernel/console/", "kernel/debug/", "kernel/ktest/",
-      "kernel/bench/", "kernel/"},
+      "kernel/stress/", "kernel/bench/", "kernel/"},
      {NULL}},
     {"modloader", {"modloader/"}, {"kernel"}},
     /* The PCI core and driver autoload (which loads modules by alias). */

@@ -18,7 +18,7 @@
  */
 #include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
-#include <kernel/ktest/stress_util.h>
+#include <kernel/stress/stress_util.h>
 #include <kernel/sched/clock.h>
 #include <kernel/sched/timer.h>
 #include <kernel/arch/irq.h>

@@ -17,11 +17,6 @@ KSRCS += \
 	kernel/ktest/refcount.c \
 	kernel/ktest/seqcount.c \
 	kernel/ktest/smp.c \
-	kernel/ktest/stress_mem.c \
-	kernel/ktest/stress_sched.c \
-	kernel/ktest/stress_smp.c \
-	kernel/ktest/stress_timer.c \
-	kernel/ktest/stress_util.c \
 	kernel/ktest/string.c \
 	kernel/ktest/thread.c \
 	kernel/ktest/timer.c \

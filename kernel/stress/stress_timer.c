@@ -17,7 +17,7 @@
  *  - a work item that re-queues itself is neither queued nor running
  *    once cancel_work_sync returns
  */
-#include <kernel/ktest/stress_util.h>
+#include <kernel/stress/stress_util.h>
 #include <kernel/sched/work.h>
 #include <kernel/sched/timer.h>
 #include <kernel/arch/cpu.h>

@@ -1,7 +1,7 @@
 /*
  * Helpers for the stress suites (see stress_util.h).
  */
-#include <kernel/ktest/stress_util.h>
+#include <kernel/stress/stress_util.h>
 #include <kernel/bootparam.h>
 #include <kernel/arch/cpu.h>
 #include <kernel/sched/sched.h>

@@ -21,7 +21,7 @@
  *    thread per CPU, sleeping while held, never has two holders and
  *    keeps a counter exact
  */
-#include <kernel/ktest/stress_util.h>
+#include <kernel/stress/stress_util.h>
 #include <kernel/locking/mutex.h>
 #include <kernel/mm/memtag.h>
 #include <kernel/arch/cpu.h>

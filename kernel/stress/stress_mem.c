@@ -16,7 +16,7 @@
  *    new page (a stale TLB entry would read the old one), after an unmap
  *    every CPU faults
  */
-#include <kernel/ktest/stress_util.h>
+#include <kernel/stress/stress_util.h>
 #include <kernel/mm/kmalloc.h>
 #include <kernel/mm/page_alloc.h>
 #include <kernel/mm/paging.h>

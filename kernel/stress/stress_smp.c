@@ -20,7 +20,7 @@
  *    finished on every CPU (a module frees its handler's code and data
  *    right after)
  */
-#include <kernel/ktest/stress_util.h>
+#include <kernel/stress/stress_util.h>
 #include <kernel/arch/smp.h>
 #include <kernel/locking/rcu.h>
 #include <kernel/arch/irq.h>

@@ -1,5 +1,5 @@
 /*
- * Helpers for the stress_* suites (kernel/ktest/stress_*.c).
+ * Helpers for the stress_* suites (kernel/stress/stress_*.c).
  *
  * A stress case starts a crew of worker threads spread over every online
  * CPU, lets them hammer one primitive for a number of rounds scaled by
