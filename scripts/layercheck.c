@@ -42,10 +42,15 @@ static const struct layer layers[] = {
      * initcalls (kernel/module.h, kernel/initcall.h). */
     {"kernel",
      {"boot/", "kernel/arch/", "kernel/lib/", "kernel/locking/", "kernel/mm/",
-      "kernel/sched/", "kernel/console/", "kernel/debug/", "kernel/ktest/",
-      "kernel/stress/", "kernel/bench/", "kernel/"},
+      "kernel/sched/", "kernel/console/", "kernel/debug/", "kernel/"},
      {NULL}},
-    {"modloader", {"modloader/"}, {"kernel"}},
+    /* The core's own suites, stress suites and benchmarks: the core never
+     * includes them (the KTAP runner finds suites by their section). */
+    {"kernel/tests",
+     {"kernel/ktest/", "kernel/stress/", "kernel/bench/"},
+     {"kernel"}},
+    /* Its ktest/ suites use kernel/ktest's helpers. */
+    {"modloader", {"modloader/"}, {"kernel/tests"}},
     /* The PCI core and driver autoload (which loads modules by alias). */
     {"pci", {"drivers/"}, {"modloader"}},
     /* The device layer: knows no driver and no protocol. */
