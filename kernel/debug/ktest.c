@@ -205,40 +205,72 @@ run_case(const struct ktest_suite *s, const struct ktest_case *kc, int n)
 	return failed;
 }
 
+/* One suite, or (only >= 0) its case of that index alone: the
+ * reproducer of a failing case (make repro, docs/repro.md). */
 static int
-run_suite(struct ktest_suite *s, int n)
+run_suite(struct ktest_suite *s, int n, int only)
 {
 	int failed = 0;
 
 	kprintf("    KTAP version 1\n    # Subtest: %s\n    1..%d\n", s->name,
-	        s->ncases);
+	        only >= 0 ? 1 : s->ncases);
 	for (int i = 0; i < s->ncases; i++)
-		failed += run_case(s, &s->cases[i], i + 1);
+		if (only < 0 || i == only)
+			failed +=
+			    run_case(s, &s->cases[i], only >= 0 ? 1 : i + 1);
 	kprintf("%s %d %s\n", failed ? "not ok" : "ok", n, s->name);
 	return failed;
+}
+
+/* "SUITE" or "SUITE.CASE": the suite, and the case's index or -1. */
+static struct ktest_suite *
+find_selection(const char *name, int *only)
+{
+	char suite[64];
+	const char *dot = strchr(name, '.');
+	struct ktest_suite *s;
+
+	*only = -1;
+	if (dot == NULL)
+		return find_suite(name);
+	if ((size_t)(dot - name) >= sizeof(suite))
+		return NULL;
+	memcpy(suite, name, (size_t)(dot - name));
+	suite[dot - name] = '\0';
+	s = find_suite(suite);
+	for (int i = 0; s != NULL && i < s->ncases; i++)
+		if (strcmp(s->cases[i].name, dot + 1) == 0) {
+			*only = i;
+			return s;
+		}
+	return NULL;
 }
 
 int
 ktest_run(int nnames, char **names)
 {
 	struct ktest_suite *list[64];
-	int n = 0, failed = 0;
+	int only[64], n = 0, failed = 0;
 	bool all = nnames == 0 || (nnames == 1 && strcmp(names[0], "all") == 0);
 
 	if (all) {
 		struct ktest_suite *s;
 		for (s = __ktest_suites_start; s < __ktest_suites_end && n < 64;
-		     s++)
+		     s++) {
+			only[n] = -1;
 			list[n++] = s;
+		}
 		list_for_each_entry(s, &module_suites, link)
-			if (n < 64)
+			if (n < 64) {
+				only[n] = -1;
 				list[n++] = s;
+			}
 	} else {
 		for (int i = 0; i < nnames && n < 64; i++) {
-			list[n] = find_suite(names[i]);
+			list[n] = find_selection(names[i], &only[n]);
 			if (list[n] == NULL) {
-				kprintf("ktest: ENOENT: no suite '%s' (ktest "
-				        "-l lists them)\n",
+				kprintf("ktest: ENOENT: no suite or case '%s' "
+				        "(ktest -l lists the suites)\n",
 				        names[i]);
 				return -ENOENT;
 			}
@@ -247,7 +279,7 @@ ktest_run(int nnames, char **names)
 	}
 	kprintf("KTAP version 1\n1..%d\n", n);
 	for (int i = 0; i < n; i++)
-		failed += run_suite(list[i], i + 1);
+		failed += run_suite(list[i], i + 1, only[i]);
 	return failed;
 }
 
@@ -310,5 +342,6 @@ cmd_ktest(int argc, char **argv)
 		return cmd_error("ktest", -EIO, "%d case(s) failed", r);
 	return r;
 }
-COMMAND(ktest, "ktest [-l | all | SUITE...]",
-        "run in-kernel test suites, printing KTAP", cmd_ktest);
+COMMAND(ktest, "ktest [-l | all | SUITE[.CASE]...]",
+        "run in-kernel test suites (or one case of a suite), printing KTAP",
+        cmd_ktest);
