@@ -49,11 +49,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define LINE     4096
+#include "tests/repro/repro.h"
+
 #define MAXSETUP 64
 #define MAXKV    32
 
-static char scenario[LINE], profile[128], cmdline[LINE], modules[LINE];
+char scenario[LINE], profile[128];
+static char cmdline[LINE], modules[LINE];
 static char setup[MAXSETUP][LINE]; /* scenario lines before the stress */
 static int nsetup;
 static char failure[LINE]; /* the first line that says what failed */
@@ -63,8 +65,8 @@ static struct {
 	char k[32], v[LINE];
 } kv[MAXKV];
 static int nkv;
-static int trials;
-static double t0;
+int trials;
+double t0;
 
 /* Delta debugging: the ops as a list, each with its worker and
  * argument, run by `stress script` + script=1 instead of a seed. */
@@ -93,7 +95,7 @@ static bool use_script; /* trials run script[] */
 static bool tracing;    /* trials boot with trace=on (the verifying ones) */
 static int max_trials = 400; /* delta debugging stops there */
 
-static double
+double
 now_s(void)
 {
 	struct timeval tv;
@@ -102,8 +104,7 @@ now_s(void)
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void
+void
 say(const char *fmt, ...)
 {
 	va_list ap;
@@ -115,7 +116,7 @@ say(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static void
+void
 chomp(char *s)
 {
 	size_t n = strlen(s);
@@ -407,13 +408,13 @@ write_scn(FILE *f, const char *cmd)
 }
 
 /* build/repro/PID: two repros at once must not share their trials */
-static char workdir[64];
-static int jobs = 1;
+char workdir[64];
+int jobs = 1;
 /* make stress's runs use profiles of their own (build/stress/profiles,
  * beside the scenarios in build/stress/scn): found from the scenario */
-static char profiles_opt[LINE + 64];
+char profiles_opt[LINE + 64];
 
-static void
+void
 find_profiles(void)
 {
 	char dir[LINE], path[LINE + 256];
@@ -472,7 +473,7 @@ failed_as_bug(void)
 }
 
 /* The last trial's timeline as Perfetto JSON beside its log. */
-static void
+void
 keep_trace(void)
 {
 	char sh[1024];
@@ -876,6 +877,10 @@ main(int argc, char **argv)
 	}
 	log = argv[i];
 	t0 = now_s();
+	/* a run that failed in a KTAP case: its own way (repro_ktap.c) */
+	i = repro_ktap(log, out, runs);
+	if (i >= 0)
+		return i;
 	if (read_log(log) != 0 || read_scenario() != 0)
 		return 2;
 	find_profiles();

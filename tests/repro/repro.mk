@@ -1,9 +1,11 @@
 # make repro LOG=X.log (docs/repro.md): build/host/repro shrinks a failing
-# lifetime stress run to a deterministic reproducer scenario.
+# lifetime stress run, or a run that failed in a KTAP case, to a
+# deterministic reproducer scenario.
 
-$(HOSTBIN)/repro: tests/repro/repro.c
+$(HOSTBIN)/repro: tests/repro/repro.c tests/repro/repro_ktap.c \
+		tests/repro/repro.h
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTCFLAGS) -o $@ $<
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $(filter %.c,$^)
 
 host: $(HOSTBIN)/repro
 

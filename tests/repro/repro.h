@@ -1,0 +1,33 @@
+/*
+ * What the two ways of make repro share (tests/repro/repro.c shrinks a
+ * failing lifetime stress run; tests/repro/repro_ktap.c a run that failed
+ * in a KTAP case): the log's scenario and profile, the work directory of
+ * the trials, the progress lines, the trial count, the timeline kept
+ * beside the last verifying run.
+ */
+#ifndef TESTS_REPRO_REPRO_H
+#define TESTS_REPRO_REPRO_H
+
+#include <stdbool.h>
+
+#define LINE 4096
+
+extern char scenario[LINE], profile[128];
+extern char workdir[64];             /* build/repro/PID: the trials' */
+extern char profiles_opt[LINE + 64]; /* --profiles DIR, or "" */
+extern int jobs, trials;
+extern double t0;
+
+double now_s(void);
+void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void chomp(char *s);
+/* The scenario's profiles directory, when it has one of its own. */
+void find_profiles(void);
+/* The last trial's timeline (trace=on) as Perfetto JSON beside its log. */
+void keep_trace(void);
+
+/* The KTAP mode: LOG failed in a KTAP case (not a lifetime stress run).
+ * Returns repro's exit status, or -1 if LOG is not such a run. */
+int repro_ktap(const char *log, const char *out, int runs);
+
+#endif

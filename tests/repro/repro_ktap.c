@@ -1,0 +1,376 @@
+/*
+ * make repro on a run that failed in a KTAP case (docs/repro.md): the
+ * reproducer is the case alone (`ktest SUITE.CASE`), after as little of
+ * the scenario's setup as it needs.
+ *
+ *   1. the log: its scenario and profile, and the first case reported
+ *      `not ok`, or the case a report or panic stopped (the one whose
+ *      diagnostics came last; with none, the whole suite: `ktest SUITE`)
+ *   2. the scenario: its boot directives and rejects, its steps before
+ *      the `send ktest` that ran the suite (a step is a command with the
+ *      expects, prompts and polls after it)
+ *   3. the case alone after every step; then each step left out (last
+ *      first) if the case still fails without it
+ *   4. the result run R times with the timeline on: it must fail every
+ *      time
+ *
+ * A trial shows the bug when its log has the case's `not ok` line or,
+ * when the run died in it, the log's own failure line again (a report,
+ * a panic); one that fails otherwise (a step it needed left out) does
+ * not.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/repro/repro.h"
+
+#define MAXSTEPS  64
+#define STEPLINES 4096 /* the text of one step */
+
+static char header[LINE * 4]; /* the boot directives and rejects */
+static char steps[MAXSTEPS][STEPLINES];
+static bool keep[MAXSTEPS];
+static int nsteps;
+static char suite[64], kcase[128], sel[200]; /* SUITE, CASE, SUITE[.CASE] */
+static char bug_line[LINE]; /* the log's failure line (a report, a panic) */
+static bool by_result;      /* the case's `not ok` line is the bug */
+static bool tracing;
+
+/* The first nested `not ok N NAME` of the log, with its suite; or, if
+ * the run died in a suite without one, that suite and its failure line.
+ * False if the log is no failed KTAP run. */
+static bool
+read_ktap_log(const char *log)
+{
+	char line[LINE], cur[64] = "", running[128] = "";
+	bool lifetime = false, failed = false;
+	FILE *f = fopen(log, "r");
+
+	if (f == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char sc[LINE], pr[128], name[128];
+		int n;
+
+		chomp(line);
+		if (scenario[0] == '\0' &&
+		    sscanf(line,
+		           "### harness: scenario %4000[^,], profile %127s", sc,
+		           pr) == 2) {
+			snprintf(scenario, LINE, "%s", sc);
+			snprintf(profile, sizeof(profile), "%s", pr);
+		}
+		lifetime |= strstr(line, "stress: lifetime: run: ") != NULL;
+		failed |= strncmp(line, "### harness: FAIL", 17) == 0;
+		if (sscanf(line, "    # Subtest: %63s", cur) == 1) {
+			running[0] = '\0';
+			continue;
+		}
+		/* a result ends a case; its diagnostics name the running one
+		 * ("        # CASE: ...": the one a panic stops in) */
+		if (sscanf(line, "    ok %d", &n) == 1)
+			running[0] = '\0';
+		else if (cur[0] != '\0' &&
+		         strncmp(line, "        # ", 10) == 0 &&
+		         sscanf(line + 10, "%127[^: ]:", name) == 1)
+			snprintf(running, sizeof(running), "%s", name);
+		if (suite[0] == '\0' && cur[0] != '\0' &&
+		    sscanf(line, "    not ok %d %127s", &n, name) == 2 &&
+		    strstr(line, "# SKIP") == NULL) {
+			const char *dot = strchr(name, '.');
+			bool prefixed =
+			    dot != NULL && strncmp(name, cur, strlen(cur)) == 0;
+
+			snprintf(suite, sizeof(suite), "%s", cur);
+			/* ktest_names=suite prints SUITE.CASE */
+			snprintf(kcase, sizeof(kcase), "%s",
+			         prefixed ? dot + 1 : name);
+			by_result = true;
+		}
+		if (suite[0] == '\0' && bug_line[0] == '\0' && cur[0] != '\0' &&
+		    (strstr(line, "KERNEL PANIC") != NULL ||
+		     strstr(line, "use-after-unload") != NULL ||
+		     strstr(line, "invariant:") != NULL)) {
+			/* the run died in a case: no result line for it */
+			snprintf(bug_line, sizeof(bug_line), "%s", line);
+			snprintf(suite, sizeof(suite), "%s", cur);
+			snprintf(kcase, sizeof(kcase), "%s", running);
+		}
+	}
+	fclose(f);
+	if (lifetime || !failed || scenario[0] == '\0' || suite[0] == '\0')
+		return false;
+	if (kcase[0] != '\0')
+		snprintf(sel, sizeof(sel), "%s.%s", suite, kcase);
+	else
+		snprintf(sel, sizeof(sel), "%s", suite);
+	return true;
+}
+
+static bool
+starts(const char *line, const char *word)
+{
+	size_t n = strlen(word);
+
+	return strncmp(line, word, n) == 0 &&
+	       (line[n] == ' ' || line[n] == '\0');
+}
+
+/* Does this `send ktest ...` run the suite? */
+static bool
+runs_suite(const char *line)
+{
+	char buf[LINE], *save = NULL;
+
+	if (!starts(line, "send") || strncmp(line + 5, "ktest ", 6) != 0)
+		return false;
+	snprintf(buf, sizeof(buf), "%s", line + 11);
+	for (char *w = strtok_r(buf, " ", &save); w != NULL;
+	     w = strtok_r(NULL, " ", &save))
+		if (strcmp(w, suite) == 0 || strcmp(w, "all") == 0)
+			return true;
+	return false;
+}
+
+static bool
+append(char *dst, size_t size, const char *line)
+{
+	size_t n = strlen(dst);
+
+	if (n + strlen(line) + 2 > size)
+		return false;
+	snprintf(dst + n, size - n, "%s\n", line);
+	return true;
+}
+
+/* The scenario up to the ktest command: directives, then steps. */
+static int
+read_ktap_scenario(void)
+{
+	static const char *const starters[] = {
+	    "send", "sendraw", "ctrl-c", "host", "host-ktap", "peer", "sleep"};
+	char line[LINE];
+	FILE *f = fopen(scenario, "r");
+	bool found = false;
+
+	if (f == NULL) {
+		fprintf(stderr, "repro: %s: %s\n", scenario, strerror(errno));
+		return -1;
+	}
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		bool starter = false;
+
+		chomp(line);
+		if (line[0] == '#' || line[0] == '\0' ||
+		    starts(line, "profiles"))
+			continue;
+		if (runs_suite(line)) {
+			found = true;
+			break;
+		}
+		for (size_t i = 0; i < sizeof(starters) / sizeof(*starters);
+		     i++)
+			starter |= starts(line, starters[i]);
+		if (starts(line, "cmdline") || starts(line, "modules") ||
+		    starts(line, "limit") || starts(line, "reject") ||
+		    starts(line, "hostfwd") || starts(line, "tftp") ||
+		    starts(line, "audit-allow") || starts(line, "gdbstub") ||
+		    starts(line, "pcap")) {
+			if (!append(header, sizeof(header), line))
+				goto too_long;
+		} else if (starter || nsteps == 0) {
+			if (nsteps == MAXSTEPS)
+				goto too_long;
+			steps[nsteps][0] = '\0';
+			keep[nsteps] = true;
+			if (!append(steps[nsteps++], STEPLINES, line))
+				goto too_long;
+		} else if (!append(steps[nsteps - 1], STEPLINES, line)) {
+			goto too_long;
+		}
+	}
+	fclose(f);
+	if (!found) {
+		fprintf(stderr,
+		        "repro: %s: no 'send ktest' line runs suite %s (a "
+		        "boot-time ktest= run is not reduced)\n",
+		        scenario, suite);
+		return -1;
+	}
+	return 0;
+too_long:
+	fclose(f);
+	fprintf(stderr,
+	        "repro: %s: more than %d steps or an overlong one "
+	        "before the ktest command\n",
+	        scenario, MAXSTEPS);
+	return -1;
+}
+
+/* The scenario of a trial (and of the result). */
+static void
+write_ktap_scn(FILE *f)
+{
+	fprintf(f, "profiles %s\n", profile);
+	if (tracing && strstr(header, "cmdline ") == NULL)
+		fprintf(f, "cmdline trace=on\n");
+	for (const char *l = header; *l != '\0';) {
+		const char *nl = strchr(l, '\n');
+		int len = (int)(nl - l);
+
+		if (tracing && strncmp(l, "cmdline ", 8) == 0)
+			fprintf(f, "%.*s trace=on\n", len, l);
+		else
+			fprintf(f, "%.*s\n", len, l);
+		l = nl + 1;
+	}
+	for (int i = 0; i < nsteps; i++)
+		if (keep[i])
+			fputs(steps[i], f);
+	fprintf(f,
+	        "send ktest %s\nktap -t 300 %s\nprompt -t 60\n"
+	        "send poweroff\nexit success\n",
+	        sel, suite);
+}
+
+/* The case's `not ok` (or the suite's failure line) in the trial's log. */
+static bool
+showed_bug(void)
+{
+	char path[512], line[LINE], want1[200], want2[400];
+	bool seen = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/logs/trial-%s.log", workdir, profile);
+	snprintf(want1, sizeof(want1), " %s", kcase);
+	snprintf(want2, sizeof(want2), " %s.%s", suite, kcase);
+	f = fopen(path, "r");
+	while (f != NULL && !seen && fgets(line, sizeof(line), f) != NULL) {
+		int n, len = 0;
+
+		chomp(line);
+		if (!by_result) {
+			seen = strstr(line, bug_line) != NULL;
+			continue;
+		}
+		if (sscanf(line, "    not ok %d%n", &n, &len) == 1 && len > 0)
+			seen = strcmp(line + len, want1) == 0 ||
+			       strcmp(line + len, want2) == 0;
+	}
+	if (f != NULL)
+		fclose(f);
+	return seen;
+}
+
+static int
+kept_sends(void)
+{
+	int n = 1; /* the ktest command */
+
+	for (int i = 0; i < nsteps; i++)
+		for (const char *l = steps[i]; keep[i] && *l != '\0';) {
+			n += strncmp(l, "send ", 5) == 0 ||
+			     strncmp(l, "sendraw ", 8) == 0;
+			l = strchr(l, '\n') + 1;
+		}
+	return n;
+}
+
+static bool
+ktap_trial(const char *why)
+{
+	char path[256], sh[LINE + 512];
+	FILE *f;
+	bool bug;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/trial.scn", workdir);
+	f = fopen(path, "w");
+	if (f == NULL) {
+		perror(path);
+		exit(2);
+	}
+	write_ktap_scn(f);
+	fclose(f);
+	trials++;
+	snprintf(sh, sizeof(sh),
+	         "build/host/modref-harness test -j %d %s --logs %s/logs %s "
+	         ">%s/trial.out 2>&1",
+	         jobs, profiles_opt, workdir, path, workdir);
+	r = system(sh);
+	bug = r != 0 && showed_bug();
+	say("trial %d (%s): ktest %s after %d setup command(s): %s", trials,
+	    why, sel, kept_sends() - 1, bug ? "FAILS" : "passes");
+	return bug;
+}
+
+int
+repro_ktap(const char *log, const char *out, int runs)
+{
+	char path[512];
+	int failed = 0;
+	FILE *f;
+
+	if (!read_ktap_log(log))
+		return -1;
+	if (read_ktap_scenario() != 0)
+		return 2;
+	find_profiles();
+	mkdir("build", 0755);
+	mkdir("build/repro", 0755);
+	snprintf(workdir, sizeof(workdir), "build/repro/%d", (int)getpid());
+	mkdir(workdir, 0755);
+	say("%s: profile %s, failed in KTAP %s %s; %d setup step(s) before "
+	    "its ktest command",
+	    log, profile, kcase[0] ? "case" : "suite", sel, nsteps);
+	if (!ktap_trial(kcase[0] ? "the case alone" : "the suite")) {
+		say("it passes: not reproduced");
+		say("result: not reproduced");
+		return 1;
+	}
+	/* each setup step left out, the last first (the boot prompt stays) */
+	for (int i = nsteps - 1; i >= 1; i--) {
+		keep[i] = false;
+		if (!ktap_trial("without a setup step"))
+			keep[i] = true;
+	}
+	say("after the setup steps: %d op(s)", kept_sends());
+	tracing = true;
+	for (int r = 0; r < runs; r++)
+		failed += ktap_trial("verifying");
+	keep_trace();
+	if (out == NULL) {
+		snprintf(path, sizeof(path), "tests/scenarios/repro-%s.scn",
+		         sel);
+		for (char *p = path + 16; *p != '\0'; p++)
+			if (*p == '.' && strcmp(p, ".scn") != 0)
+				*p = '-';
+		out = path;
+	}
+	f = fopen(out, "w");
+	if (f == NULL) {
+		perror(out);
+		return 2;
+	}
+	fprintf(f,
+	        "# A reproducer made by make repro (docs/repro.md) from\n"
+	        "# %s, which failed in KTAP %s %s.\n# Reduced in %d trials "
+	        "to the %s after %d command(s) of its\n# scenario's setup; %d "
+	        "of %d runs failed when it was made.\n# It passes once the "
+	        "bug is fixed.\n",
+	        log, kcase[0] ? "case" : "suite", sel, trials,
+	        kcase[0] ? "case alone" : "suite", kept_sends() - 1, failed,
+	        runs);
+	tracing = false;
+	write_ktap_scn(f);
+	fclose(f);
+	say("wrote %s", out);
+	say("result: %d op(s) (a ktest %s), %d of %d runs fail, %d trials",
+	    kept_sends(), kcase[0] ? "case" : "suite", failed, runs, trials);
+	return failed == runs ? 0 : 1;
+}
