@@ -503,7 +503,9 @@ failed_reducible_run(const char *log)
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
 		run_line |= strstr(line, "stress: lifetime: run: ") != NULL ||
 		            strncmp(line, "    # Subtest: ", 15) == 0;
-		failed |= strncmp(line, "### harness: FAIL", 17) == 0;
+		/* a failed case fails its KTAP point, not always the run */
+		failed |= strncmp(line, "### harness: FAIL", 17) == 0 ||
+		          strncmp(line, "    not ok ", 11) == 0;
 	}
 	if (f != NULL)
 		fclose(f);

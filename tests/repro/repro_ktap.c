@@ -4,8 +4,11 @@
  * the scenario's setup as it needs.
  *
  *   1. the log: its scenario and profile, and the first case reported
- *      `not ok`, or the case a report or panic stopped (the one whose
- *      diagnostics came last; with none, the whole suite: `ktest SUITE`)
+ *      `not ok`, or the case a report, a panic or the run's end stopped
+ *      (the one whose diagnostics came last; with none, the whole
+ *      suite: `ktest SUITE`); for those, the failure line (or the case's
+ *      first diagnostic) is what a trial must show again, and the
+ *      scenario rejects it, so a hung case ends at once
  *   2. the scenario: its boot directives and rejects, its steps before
  *      the `send ktest` that ran the suite (a step is a command with the
  *      expects, prompts and polls after it)
@@ -47,7 +50,7 @@ static bool tracing;
 static bool
 read_ktap_log(const char *log)
 {
-	char line[LINE], cur[64] = "", running[128] = "";
+	char line[LINE], cur[64] = "", running[128] = "", diag[LINE] = "";
 	bool lifetime = false, failed = false;
 	FILE *f = fopen(log, "r");
 
@@ -66,19 +69,24 @@ read_ktap_log(const char *log)
 			snprintf(profile, sizeof(profile), "%s", pr);
 		}
 		lifetime |= strstr(line, "stress: lifetime: run: ") != NULL;
-		failed |= strncmp(line, "### harness: FAIL", 17) == 0;
+		/* the harness fails the run, or only the case's point */
+		failed |= strncmp(line, "### harness: FAIL", 17) == 0 ||
+		          strncmp(line, "    not ok ", 11) == 0;
 		if (sscanf(line, "    # Subtest: %63s", cur) == 1) {
 			running[0] = '\0';
 			continue;
 		}
 		/* a result ends a case; its diagnostics name the running one
 		 * ("        # CASE: ...": the one a panic stops in) */
-		if (sscanf(line, "    ok %d", &n) == 1)
+		if (sscanf(line, "    ok %d", &n) == 1) {
 			running[0] = '\0';
-		else if (cur[0] != '\0' &&
-		         strncmp(line, "        # ", 10) == 0 &&
-		         sscanf(line + 10, "%127[^: ]:", name) == 1)
+		} else if (cur[0] != '\0' &&
+		           strncmp(line, "        # ", 10) == 0 &&
+		           sscanf(line + 10, "%127[^: ]:", name) == 1 &&
+		           strcmp(name, running) != 0) {
 			snprintf(running, sizeof(running), "%s", name);
+			snprintf(diag, sizeof(diag), "%s", line + 8);
+		}
 		if (suite[0] == '\0' && cur[0] != '\0' &&
 		    sscanf(line, "    not ok %d %127s", &n, name) == 2 &&
 		    strstr(line, "# SKIP") == NULL) {
@@ -103,6 +111,13 @@ read_ktap_log(const char *log)
 		}
 	}
 	fclose(f);
+	/* the run stopped in a case that never ended (a wait that hangs):
+	 * its first diagnostic is what a trial must show again */
+	if (suite[0] == '\0' && failed && running[0] != '\0') {
+		snprintf(suite, sizeof(suite), "%s", cur);
+		snprintf(kcase, sizeof(kcase), "%s", running);
+		snprintf(bug_line, sizeof(bug_line), "%s", diag);
+	}
 	if (lifetime || !failed || scenario[0] == '\0' || suite[0] == '\0')
 		return false;
 	if (kcase[0] != '\0')
@@ -212,6 +227,19 @@ too_long:
 	return -1;
 }
 
+/* `reject LINE`, LINE matched literally (ERE specials escaped). */
+static void
+write_reject(FILE *f, const char *line)
+{
+	fputs("reject ", f);
+	for (; *line != '\0'; line++) {
+		if (strchr(".[]()*+?{}|^$\\", *line) != NULL)
+			fputc('\\', f);
+		fputc(*line, f);
+	}
+	fputc('\n', f);
+}
+
 /* The scenario of a trial (and of the result). */
 static void
 write_ktap_scn(FILE *f)
@@ -229,6 +257,10 @@ write_ktap_scn(FILE *f)
 			fprintf(f, "%.*s\n", len, l);
 		l = nl + 1;
 	}
+	/* a bug with no result line of its own: its line ends the run at
+	 * once (a hung case would otherwise cost the run's limit) */
+	if (!by_result && bug_line[0] != '\0')
+		write_reject(f, bug_line);
 	for (int i = 0; i < nsteps; i++)
 		if (keep[i])
 			fputs(steps[i], f);
