@@ -60,6 +60,10 @@ check_line(struct console *c, const char *line)
 		sb_adds(&c->report, "\n");
 		c->report_lines = 1;
 	}
+	if (strncmp(line, "trace: begin ", 13) == 0)
+		c->trace_open = true;
+	else if (strcmp(line, "trace: end") == 0)
+		c->trace_open = false;
 	for (int i = 0; i < c->nreject && c->rejected == NULL; i++)
 		if (regexec(c->reject[i].re, line, 0, NULL, 0) == 0)
 			c->rejected = xasprintf("reject /%s/ matched: %s",

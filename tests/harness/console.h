@@ -31,6 +31,7 @@ struct console {
 	bool log_bol;       /* the log's last byte was '\n' */
 
 	bool panic;           /* a KERNEL PANIC line was seen */
+	bool trace_open;      /* inside a trace dump (docs/trace.md) */
 	struct strbuf report; /* the panic line and what followed */
 	int report_lines;
 

@@ -170,13 +170,18 @@ reap_qemu(struct run *R)
  * it still says while it keeps talking: a panic's report ends with the
  * kernel exiting, and may carry a trace dump of thousands of lines
  * (docs/trace.md); a stress run prints its timeline, its report and its
- * verdict.  Ends after 2 s of silence, QEMU's exit or a bound. */
+ * verdict.  Ends after 2 s of silence, QEMU's exit, or 5 s - a minute
+ * while a panic report or a trace dump is still coming (a guest that
+ * prints a line a second, a waiting unregister, is never silent). */
 static void
 drain_output(struct run *R)
 {
-	int64_t quiet = now_ms() + 2000, cap = now_ms() + run_ms(R, 60000);
+	int64_t start = now_ms(), quiet = start + 2000;
 
-	while (R->qemu > 0 && now_ms() < quiet && now_ms() < cap) {
+	while (R->qemu > 0 && now_ms() < quiet &&
+	       now_ms() < start + run_ms(R, R->con.panic || R->con.trace_open
+	                                        ? 60000
+	                                        : 5000)) {
 		int r = console_read(&R->con, 100);
 		if (r < 0)
 			reap_qemu(R);
