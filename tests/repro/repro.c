@@ -492,11 +492,51 @@ keep_trace(void)
 		say("the last verifying run left no timeline in its log");
 }
 
+void
+make_workdir(void)
+{
+	mkdir("build", 0755);
+	mkdir("build/repro", 0755);
+	snprintf(workdir, sizeof(workdir), "build/repro/%d", (int)getpid());
+	mkdir(workdir, 0755);
+}
+
+FILE *
+trial_scn_open(void)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trial.scn", workdir);
+	f = fopen(path, "w");
+	if (f == NULL) {
+		perror(path);
+		exit(2);
+	}
+	return f;
+}
+
+int
+trial_run(FILE *f)
+{
+	char sh[LINE + 512];
+	int r;
+
+	fclose(f);
+	trials++;
+	snprintf(sh, sizeof(sh),
+	         "build/host/modref-harness test -j %d %s --logs %s/logs "
+	         "%s/trial.scn >%s/trial.out 2>&1",
+	         jobs, profiles_opt, workdir, workdir, workdir);
+	r = system(sh);
+	return r == -1 ? -1 : WIFEXITED(r) ? WEXITSTATUS(r) : 128;
+}
+
 /* One boot; true if the run failed (the bug showed). */
 static bool
 trial(const char *why)
 {
-	char cmd[LINE], path[256], sh[LINE + 512];
+	char cmd[LINE];
 	FILE *f;
 	int r;
 
@@ -507,21 +547,9 @@ trial(const char *why)
 		    strlen(cmd), cmd);
 		exit(2);
 	}
-	snprintf(path, sizeof(path), "%s/trial.scn", workdir);
-	f = fopen(path, "w");
-	if (f == NULL) {
-		perror(path);
-		exit(2);
-	}
+	f = trial_scn_open();
 	write_scn(f, cmd);
-	fclose(f);
-	trials++;
-	snprintf(sh, sizeof(sh),
-	         "build/host/modref-harness test -j %d %s --logs %s/logs %s "
-	         ">%s/trial.out 2>&1",
-	         jobs, profiles_opt, workdir, path, workdir);
-	r = system(sh);
-	r = r == -1 ? -1 : WIFEXITED(r) ? WEXITSTATUS(r) : 128;
+	r = trial_run(f);
 	if (r != 0 && !failed_as_bug()) {
 		say("trial %d (%s): %s: failed, but with no failure line "
 		    "(a refused command? see %s/trial.out): counted as "
@@ -884,10 +912,7 @@ main(int argc, char **argv)
 	if (read_log(log) != 0 || read_scenario() != 0)
 		return 2;
 	find_profiles();
-	mkdir("build", 0755);
-	mkdir("build/repro", 0755);
-	snprintf(workdir, sizeof(workdir), "build/repro/%d", (int)getpid());
-	mkdir(workdir, 0755);
+	make_workdir();
 	command(cmd, sizeof(cmd));
 	say("%s: profile %s, failed with: %s", log, profile,
 	    failure[0] ? failure : "(no failure line found)");

@@ -9,6 +9,7 @@
 #define TESTS_REPRO_REPRO_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #define LINE 4096
 
@@ -23,6 +24,13 @@ void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void chomp(char *s);
 /* The scenario's profiles directory, when it has one of its own. */
 void find_profiles(void);
+/* build/repro/PID, for the trials. */
+void make_workdir(void);
+/* A trial: its scenario file (WORKDIR/trial.scn) opened for writing; then
+ * closed and run by the harness (its log WORKDIR/logs/trial-PROFILE.log),
+ * returning the harness's exit status (0: the run passed). */
+FILE *trial_scn_open(void);
+int trial_run(FILE *f);
 /* The last trial's timeline (trace=on) as Perfetto JSON beside its log. */
 void keep_trace(void);
 

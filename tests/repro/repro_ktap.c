@@ -26,9 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "tests/repro/repro.h"
 
@@ -316,26 +313,12 @@ kept_sends(void)
 static bool
 ktap_trial(const char *why)
 {
-	char path[256], sh[LINE + 512];
 	FILE *f;
 	bool bug;
-	int r;
 
-	snprintf(path, sizeof(path), "%s/trial.scn", workdir);
-	f = fopen(path, "w");
-	if (f == NULL) {
-		perror(path);
-		exit(2);
-	}
+	f = trial_scn_open();
 	write_ktap_scn(f);
-	fclose(f);
-	trials++;
-	snprintf(sh, sizeof(sh),
-	         "build/host/modref-harness test -j %d %s --logs %s/logs %s "
-	         ">%s/trial.out 2>&1",
-	         jobs, profiles_opt, workdir, path, workdir);
-	r = system(sh);
-	bug = r != 0 && showed_bug();
+	bug = trial_run(f) != 0 && showed_bug();
 	say("trial %d (%s): ktest %s after %d setup command(s): %s", trials,
 	    why, sel, kept_sends() - 1, bug ? "FAILS" : "passes");
 	return bug;
@@ -353,10 +336,7 @@ repro_ktap(const char *log, const char *out, int runs)
 	if (read_ktap_scenario() != 0)
 		return 2;
 	find_profiles();
-	mkdir("build", 0755);
-	mkdir("build/repro", 0755);
-	snprintf(workdir, sizeof(workdir), "build/repro/%d", (int)getpid());
-	mkdir(workdir, 0755);
+	make_workdir();
 	say("%s: profile %s, failed in KTAP %s %s; %d setup step(s) before "
 	    "its ktest command",
 	    log, profile, kcase[0] ? "case" : "suite", sel, nsteps);
