@@ -7,7 +7,8 @@ HARNESS_OBJDIR := $(HOSTBIN)/obj/harness
 HARNESS_LIB := util profile script ktap console netdev qemu report run hostcmd \
 	stamp initrd audit tap kcidbrun
 HARNESS_LIBOBJS := $(HARNESS_LIB:%=$(HARNESS_OBJDIR)/%.o) \
-	$(HARNESS_OBJDIR)/newc_write.o $(HOSTBIN)/obj/kcidb/kcidb.o
+	$(HARNESS_OBJDIR)/newc_write.o $(HOSTBIN)/obj/kcidb/kcidb.o \
+	$(HOSTBIN)/obj/kcidb/json.o
 HARNESS_UTOBJS := $(patsubst %,$(HARNESS_OBJDIR)/%.o,unittest ut_script ut_ktap ut_io ut_audit ut_kcidb)
 
 $(HARNESS_OBJDIR)/%.o: $(HARNESS_DIR)/%.c
@@ -15,7 +16,8 @@ $(HARNESS_OBJDIR)/%.o: $(HARNESS_DIR)/%.c
 	$(HOSTCC) $(HOSTCFLAGS) -c $< -o $@
 
 # The archive writer is shared with scripts/mkinitrd.c; the KCIDB writer
-# (--kcidb) is tests/kcidb/kcidb.c, built by tests/kcidb/kcidb.mk.
+# (--kcidb) is tests/kcidb/kcidb.c with the JSON quoting of
+# tests/lava/json.c, both built by tests/kcidb/kcidb.mk.
 $(HARNESS_OBJDIR)/newc_write.o: scripts/newc_write.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -c $< -o $@

@@ -1,6 +1,7 @@
 /*
  * Unit tests of the KCIDB writer (tests/kcidb/kcidb.c) and of the
- * harness's runs as KCIDB tests (kcidbrun.c): JSON string escaping,
+ * harness's runs as KCIDB tests (kcidbrun.c): JSON string escaping
+ * (json_quote, tests/lava/json.c),
  * path components, origins, times, bench lines, statuses.
  */
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "tests/harness/kcidbrun.h"
 #include "tests/harness/unittest.h"
+#include "tests/lava/json.h"
 
 static char *
 json_of(const char *s)
@@ -15,7 +17,7 @@ json_of(const char *s)
 	struct strbuf sb;
 
 	sb_init(&sb);
-	kcidb_json_str(&sb, s);
+	json_quote(&sb, s);
 	return sb.buf;
 }
 

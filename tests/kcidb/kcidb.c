@@ -1,5 +1,6 @@
 /* KCIDB report data writer (see kcidb.h). */
 #include "tests/kcidb/kcidb.h"
+#include "tests/lava/json.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -42,73 +43,6 @@ kcidb_origin(const char *opt, char *err, size_t errlen)
 		return NULL;
 	}
 	return o;
-}
-
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
-static size_t
-utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	size_t n;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	/* No overlong forms, no surrogates, nothing past U+10FFFF. */
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
-void
-kcidb_json_str(struct strbuf *sb, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-
-	sb_adds(sb, "\"");
-	while (*p) {
-		size_t n;
-
-		if (*p == '"' || *p == '\\') {
-			sb_adds(sb, *p == '"' ? "\\\"" : "\\\\");
-			p++;
-		} else if (*p == '\n' || *p == '\t' || *p == '\r') {
-			sb_adds(sb, *p == '\n'   ? "\\n"
-			            : *p == '\t' ? "\\t"
-			                         : "\\r");
-			p++;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			sb_addf(sb, "\\u%04x", *p);
-			p++;
-		} else if (*p < 0x80) {
-			sb_add(sb, (const char *)p, 1);
-			p++;
-		} else if ((n = utf8_len(p)) > 0) {
-			sb_add(sb, (const char *)p, n);
-			p += n;
-		} else {
-			sb_adds(sb, "\\ufffd");
-			p++;
-		}
-	}
-	sb_adds(sb, "\"");
 }
 
 /* One path component from n bytes of s (see kcidb_path_add). */
@@ -357,9 +291,9 @@ static void
 member(struct strbuf *sb, const char *key, const char *value)
 {
 	sb_adds(sb, ",\n      ");
-	kcidb_json_str(sb, key);
+	json_quote(sb, key);
 	sb_adds(sb, ": ");
-	kcidb_json_str(sb, value);
+	json_quote(sb, value);
 }
 
 char *
@@ -445,7 +379,7 @@ kcidb_begin(struct kcidb *k, const char *origin, const char *kernel)
 
 	sb_init(&k->checkout);
 	sb_adds(&k->checkout, "    {\n      \"id\": ");
-	kcidb_json_str(&k->checkout, k->checkout_id);
+	json_quote(&k->checkout, k->checkout_id);
 	member(&k->checkout, "origin", origin);
 	member(&k->checkout, "tree_name", "modref");
 	if (commit != NULL)
@@ -460,7 +394,7 @@ kcidb_begin(struct kcidb *k, const char *origin, const char *kernel)
 
 	sb_init(&k->build);
 	sb_adds(&k->build, "    {\n      \"id\": ");
-	kcidb_json_str(&k->build, k->build_id);
+	json_quote(&k->build, k->build_id);
 	member(&k->build, "origin", origin);
 	member(&k->build, "checkout_id", k->checkout_id);
 	member(&k->build, "architecture", "i386");
@@ -472,9 +406,9 @@ kcidb_begin(struct kcidb *k, const char *origin, const char *kernel)
 
 		kurl = kcidb_log_url(kernel);
 		sb_adds(&k->build, ",\n      \"output_files\": [{\"name\": ");
-		kcidb_json_str(&k->build, base ? base + 1 : kernel);
+		json_quote(&k->build, base ? base + 1 : kernel);
 		sb_adds(&k->build, ", \"url\": ");
-		kcidb_json_str(&k->build, kurl);
+		json_quote(&k->build, kurl);
 		sb_adds(&k->build, "}]");
 	}
 	if (kernel != NULL)
@@ -498,7 +432,7 @@ kcidb_add_test(struct kcidb *k, const struct kcidb_test *t)
 
 	sb_adds(sb, k->ntests > 1 ? ",\n    {\n      \"id\": "
 	                          : "    {\n      \"id\": ");
-	kcidb_json_str(sb, id);
+	json_quote(sb, id);
 	free(id);
 	member(sb, "origin", k->origin);
 	member(sb, "build_id", k->build_id);
@@ -516,7 +450,7 @@ kcidb_add_test(struct kcidb *k, const struct kcidb_test *t)
 		sb_addf(sb, ",\n      \"number\": {\"value\": %.15g", t->value);
 		if (t->unit != NULL) {
 			sb_adds(sb, ", \"unit\": ");
-			kcidb_json_str(sb, t->unit);
+			json_quote(sb, t->unit);
 		}
 		sb_adds(sb, "}");
 	}
@@ -524,9 +458,9 @@ kcidb_add_test(struct kcidb *k, const struct kcidb_test *t)
 		sb_adds(sb, ",\n      \"misc\": {");
 		for (int i = 0; t->misc[i] && t->misc[i + 1]; i += 2) {
 			sb_adds(sb, i ? ", " : "");
-			kcidb_json_str(sb, t->misc[i]);
+			json_quote(sb, t->misc[i]);
 			sb_adds(sb, ": ");
-			kcidb_json_str(sb, t->misc[i + 1]);
+			json_quote(sb, t->misc[i + 1]);
 		}
 		sb_adds(sb, "}");
 	}

@@ -30,12 +30,6 @@ bool kcidb_origin_ok(const char *origin);
 const char *kcidb_origin(const char *opt, char *err, size_t errlen);
 
 /*
- * s as a JSON string literal, quotes included: '"', '\\' and control
- * characters escaped, bytes that are not valid UTF-8 replaced by U+FFFD.
- */
-void kcidb_json_str(struct strbuf *sb, const char *s);
-
-/*
  * Append the dot-separated name to a test path, one component at a time:
  * every byte outside [A-Za-z0-9_-] becomes '_', an empty component '_',
  * so "refs.dev/hold" adds "refs.dev_hold".  A separating dot is put

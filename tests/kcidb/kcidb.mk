@@ -15,7 +15,7 @@ $(HOSTBIN)/kcidb-check: $(KCIDB_OBJDIR)/kcidb-check.o $(KCIDB_OBJ) \
 		$(HOSTBIN)/obj/harness/util.o $(KCIDB_OBJDIR)/json.o
 	$(HOSTCC) -o $@ $^
 
-# The JSON reader is lava-results' (tests/lava/json.c).
+# The JSON reader and quoting are lava-results' (tests/lava/json.c).
 $(KCIDB_OBJDIR)/json.o: tests/lava/json.c
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -c $< -o $@

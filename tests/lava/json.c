@@ -337,3 +337,72 @@ json_str(const struct json *obj, const char *key)
 
 	return v && v->type == J_STR ? v->str : NULL;
 }
+
+/* ---- writing ---------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
+static size_t
+utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* No overlong forms, no surrogates, nothing past U+10FFFF. */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+void
+json_quote(struct strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	sb_adds(sb, "\"");
+	while (*p) {
+		size_t n;
+
+		if (*p == '"' || *p == '\\') {
+			sb_adds(sb, *p == '"' ? "\\\"" : "\\\\");
+			p++;
+		} else if (*p == '\n' || *p == '\t' || *p == '\r') {
+			sb_adds(sb, *p == '\n'   ? "\\n"
+			            : *p == '\t' ? "\\t"
+			                         : "\\r");
+			p++;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			sb_addf(sb, "\\u%04x", *p);
+			p++;
+		} else if (*p < 0x80) {
+			sb_add(sb, (const char *)p, 1);
+			p++;
+		} else if ((n = utf8_len(p)) > 0) {
+			sb_add(sb, (const char *)p, n);
+			p += n;
+		} else {
+			sb_adds(sb, "\\ufffd");
+			p++;
+		}
+	}
+	sb_adds(sb, "\"");
+}

@@ -14,6 +14,7 @@
  * docs/trace.md describes the formats.  Exit status 2: bad input, with
  * one line on stderr naming the problem.
  */
+#include "tests/harness/util.h"
 #include "tests/trace/perfetto.h"
 #include "tests/trace/tracecheck.h"
 #include "tests/trace/tracelog.h"
@@ -76,51 +77,25 @@ convert(const char *log, const char *out_path, bool json)
 	return 0;
 }
 
-static char *
-slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-
-	if (f == NULL)
-		return NULL;
-	do {
-		if (cap - len < 65536) {
-			cap = cap ? cap * 2 : 1 << 20;
-			if (cap > (256u << 20) ||
-			    (buf = realloc(buf, cap)) == NULL) {
-				free(buf);
-				fclose(f);
-				errno = EFBIG;
-				return NULL;
-			}
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n > 0);
-	fclose(f);
-	buf[len] = '\0';
-	if (strlen(buf) != len) { /* a NUL inside: not JSON text */
-		free(buf);
-		errno = EINVAL;
-		return NULL;
-	}
-	return buf;
-}
-
 static int
 check(const char *json_path, const char *log)
 {
 	struct tracelog t, *counts = NULL;
 	char err[512];
 	size_t n;
-	char *text = slurp(json_path);
+	size_t len;
+	char *text = read_file_n(json_path, &len);
 	int r;
 
 	if (text == NULL) {
 		fprintf(stderr, "modref-trace: %s: %s\n", json_path,
 		        strerror(errno));
+		return 2;
+	}
+	if (strlen(text) != len) { /* a NUL inside: not JSON text */
+		fprintf(stderr, "modref-trace: %s: a NUL byte: not JSON text\n",
+		        json_path);
+		free(text);
 		return 2;
 	}
 	if (log != NULL) {

@@ -15,6 +15,8 @@
  * which Perfetto and systrace read.
  */
 #include "tests/trace/perfetto.h"
+#include "tests/harness/util.h"
+#include "tests/lava/json.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -42,19 +44,14 @@ struct writer {
 };
 
 static void
-json_str(FILE *out, const char *s)
+put_str(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
+	struct strbuf sb;
+
+	sb_init(&sb);
+	json_quote(&sb, s);
+	fwrite(sb.buf, 1, sb.len, out);
+	sb_free(&sb);
 }
 
 static void
@@ -107,9 +104,9 @@ slice_edge(struct writer *w, struct slice *s, bool begin, uint64_t ns,
 		        begin ? "b" : "e", REFS_PID);
 		json_ts(w, ns);
 		fputs(",\"cat\":", w->out);
-		json_str(w->out, s->cat);
+		put_str(w->out, s->cat);
 		fputs(",\"name\":", w->out);
-		json_str(w->out, s->name);
+		put_str(w->out, s->name);
 		fprintf(w->out, ",\"id\":\"0x%08x\"", (unsigned)s->id);
 		if (note != NULL)
 			fprintf(w->out, ",\"args\":{\"%s\":true}", note);
@@ -178,7 +175,7 @@ counter(struct writer *w, const char *track, int value, uint64_t ns)
 		        REFS_PID);
 		json_ts(w, ns);
 		fputs(",\"name\":", w->out);
-		json_str(w->out, track);
+		put_str(w->out, track);
 		fprintf(w->out, ",\"args\":{\"refcnt\":%d}}", value);
 		return;
 	}
@@ -198,15 +195,15 @@ instant(struct writer *w, const struct tr_event *e, const char *track)
 		        e->cpu + 1, e->tid);
 		json_ts(w, e->ns);
 		fputs(",\"cat\":", w->out);
-		json_str(w->out, tr_kind_name(e->kind));
+		put_str(w->out, tr_kind_name(e->kind));
 		snprintf(m, sizeof(m), "%s %s %s", tr_kind_name(e->kind), track,
 		         e->tag);
 		fputs(",\"name\":", w->out);
-		json_str(w->out, m);
+		put_str(w->out, m);
 		fprintf(w->out, ",\"args\":{\"seq\":%u,", e->seq);
 		fprintf(w->out, "\"holder\":\"0x%08x\",\"count\":%d,\"site\":",
 		        (unsigned)e->holder, e->count);
-		json_str(w->out, e->site);
+		put_str(w->out, e->site);
 		fputs("}}", w->out);
 		return;
 	}
@@ -283,11 +280,11 @@ metadata(struct writer *w)
 		        "\"thread_name\",\"args\":{\"name\":",
 		        e->cpu + 1, e->tid);
 		if (tn != NULL) {
-			json_str(w->out, tn);
+			put_str(w->out, tn);
 		} else {
 			char n[24];
 			snprintf(n, sizeof(n), "tid %u", e->tid);
-			json_str(w->out, n);
+			put_str(w->out, n);
 		}
 		fputs("}}", w->out);
 	}

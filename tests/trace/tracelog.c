@@ -6,6 +6,7 @@
  * a line that starts like a trace line but does not parse is an error.
  */
 #include "tests/trace/tracelog.h"
+#include "tests/harness/util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -94,12 +95,7 @@ tr_grow(void *p, size_t *cap, size_t n, size_t size)
 	if (n < *cap)
 		return p;
 	*cap = *cap != 0 ? *cap * 2 : 256;
-	p = realloc(p, *cap * size);
-	if (p == NULL) {
-		fprintf(stderr, "modref-trace: out of memory\n");
-		exit(2);
-	}
-	return p;
+	return xrealloc(p, *cap * size);
 }
 
 /* A word of at most size-1 bytes, or false. */
