@@ -338,8 +338,8 @@ repro_ktap(const char *log, const char *out, int runs)
 	find_profiles();
 	make_workdir();
 	say("%s: profile %s, failed in KTAP %s %s; %d setup step(s) before "
-	    "its ktest command",
-	    log, profile, kcase[0] ? "case" : "suite", sel, nsteps);
+	    "its ktest command; trials in %s",
+	    log, profile, kcase[0] ? "case" : "suite", sel, nsteps, workdir);
 	if (!ktap_trial(kcase[0] ? "the case alone" : "the suite")) {
 		say("it passes: not reproduced");
 		say("result: not reproduced");
