@@ -222,7 +222,9 @@ run_suite(struct ktest_suite *s, int n, int only)
 	return failed;
 }
 
-/* "SUITE" or "SUITE.CASE": the suite, and the case's index or -1. */
+/* "SUITE", "SUITE.CASE" or "SUITE.N" (the case KTAP numbers N in the
+ * suite's run: a case that hung before it printed anything is known to
+ * make repro only by its number): the suite, and the case's index or -1. */
 static struct ktest_suite *
 find_selection(const char *name, int *only)
 {
@@ -238,6 +240,15 @@ find_selection(const char *name, int *only)
 	memcpy(suite, name, (size_t)(dot - name));
 	suite[dot - name] = '\0';
 	s = find_suite(suite);
+	if (s != NULL && dot[1] >= '1' && dot[1] <= '9') {
+		unsigned long n;
+
+		if (parse_ulong(dot + 1, &n) != 0 ||
+		    n > (unsigned long)s->ncases)
+			return NULL;
+		*only = (int)n - 1;
+		return s;
+	}
 	for (int i = 0; s != NULL && i < s->ncases; i++)
 		if (strcmp(s->cases[i].name, dot + 1) == 0) {
 			*only = i;

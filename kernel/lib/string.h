@@ -41,10 +41,10 @@ size_t strlcpy(char *dst, const char *src, size_t size);
 /* 32-bit FNV-1a hash: how the console names a packet's bytes. */
 uint32_t fnv1a32(const void *p, size_t n);
 
-/* Parse an unsigned/signed number in base 10, or 16 with 0x.  The whole
- * string must be a number; returns 0 or -EINVAL / -ERANGE. */
 /* The value of one hex digit, either case, or -1. */
 int hex_digit(int c);
+/* Parse an unsigned/signed number in base 10, or 16 with 0x.  The whole
+ * string must be a number; returns 0 or -EINVAL / -ERANGE. */
 int parse_ulong(const char *s, unsigned long *out);
 int parse_long(const char *s, long *out);
 

@@ -8,7 +8,10 @@
  *      (the one whose diagnostics came last; with none, the whole
  *      suite: `ktest SUITE`); for those, the failure line (or the case's
  *      first diagnostic) is what a trial must show again, and the
- *      scenario rejects it, so a hung case ends at once
+ *      scenario rejects it, so a hung case ends at once; a case that
+ *      hung before it printed anything is known by its number alone
+ *      (`ktest SUITE.N`), and the trials boot with a case timeout that
+ *      turns the hang into its `not ok` line, which names it
  *   2. the scenario: its boot directives and rejects, its steps before
  *      the `send ktest` that ran the suite (a step is a command with the
  *      expects, prompts and polls after it)
@@ -40,6 +43,10 @@ static char suite[64], kcase[128], sel[200]; /* SUITE, CASE, SUITE[.CASE] */
 static char bug_line[LINE]; /* the log's failure line (a report, a panic) */
 static bool by_result;      /* the case's `not ok` line is the bug */
 static bool tracing;
+/* A silent hang: the case's number in the suite's run, until a trial's
+ * `not ok` line names it; trials time it out (ktest_timeout_s). */
+static int silent_case;
+#define HANG_TIMEOUT_S 60
 
 /* The first nested `not ok N NAME` of the log, with its suite; or, if
  * the run died in a suite without one, that suite and its failure line.
@@ -48,7 +55,8 @@ static bool
 read_ktap_log(const char *log)
 {
 	char line[LINE], cur[64] = "", running[128] = "", diag[LINE] = "";
-	bool lifetime = false, failed = false;
+	bool lifetime = false, failed = false, cur_done = false;
+	int last_result = 0, plan = 0;
 	FILE *f = fopen(log, "r");
 
 	if (f == NULL)
@@ -71,8 +79,19 @@ read_ktap_log(const char *log)
 		          strncmp(line, "    not ok ", 11) == 0;
 		if (sscanf(line, "    # Subtest: %63s", cur) == 1) {
 			running[0] = '\0';
+			last_result = plan = 0;
+			cur_done = false;
 			continue;
 		}
+		if (sscanf(line, "    1..%d", &n) == 1)
+			plan = n;
+		/* the suite's own result line (not nested) ends it */
+		cur_done |=
+		    cur[0] != '\0' && (strncmp(line, "ok ", 3) == 0 ||
+		                       strncmp(line, "not ok ", 7) == 0);
+		if (sscanf(line, "    ok %d", &n) == 1 ||
+		    sscanf(line, "    not ok %d", &n) == 1)
+			last_result = n;
 		/* a result ends a case; its diagnostics name the running one
 		 * ("        # CASE: ...": the one a panic stops in) */
 		if (sscanf(line, "    ok %d", &n) == 1) {
@@ -115,13 +134,29 @@ read_ktap_log(const char *log)
 		snprintf(kcase, sizeof(kcase), "%s", running);
 		snprintf(bug_line, sizeof(bug_line), "%s", diag);
 	}
+	/* ... and one that never printed anything: the next by number */
+	if (suite[0] == '\0' && failed && cur[0] != '\0' && !cur_done &&
+	    last_result < plan) {
+		snprintf(suite, sizeof(suite), "%s", cur);
+		silent_case = last_result + 1;
+		by_result = true;
+	}
 	if (lifetime || !failed || scenario[0] == '\0' || suite[0] == '\0')
 		return false;
 	if (kcase[0] != '\0')
 		snprintf(sel, sizeof(sel), "%s.%s", suite, kcase);
+	else if (silent_case > 0)
+		snprintf(sel, sizeof(sel), "%s.%d", suite, silent_case);
 	else
 		snprintf(sel, sizeof(sel), "%s", suite);
 	return true;
+}
+
+/* The reproducer runs one case (else the whole suite). */
+static bool
+one_case(void)
+{
+	return kcase[0] != '\0' || silent_case > 0;
 }
 
 static bool
@@ -241,17 +276,27 @@ write_reject(FILE *f, const char *line)
 static void
 write_ktap_scn(FILE *f)
 {
+	char extra[64];
+	bool added = false;
+
+	/* boot parameters of our own, on the scenario's first cmdline */
+	snprintf(extra, sizeof(extra), "%s", tracing ? " trace=on" : "");
+	if (silent_case > 0)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+		         " ktest_timeout_s=%d", HANG_TIMEOUT_S);
 	fprintf(f, "profiles %s\n", profile);
-	if (tracing && strstr(header, "cmdline ") == NULL)
-		fprintf(f, "cmdline trace=on\n");
+	if (extra[0] != '\0' && strstr(header, "cmdline ") == NULL)
+		fprintf(f, "cmdline%s\n", extra);
 	for (const char *l = header; *l != '\0';) {
 		const char *nl = strchr(l, '\n');
 		int len = (int)(nl - l);
 
-		if (tracing && strncmp(l, "cmdline ", 8) == 0)
-			fprintf(f, "%.*s trace=on\n", len, l);
-		else
+		if (!added && strncmp(l, "cmdline ", 8) == 0) {
+			fprintf(f, "%.*s%s\n", len, l, extra);
+			added = true;
+		} else {
 			fprintf(f, "%.*s\n", len, l);
+		}
 		l = nl + 1;
 	}
 	/* a bug with no result line of its own: its line ends the run at
@@ -267,12 +312,13 @@ write_ktap_scn(FILE *f)
 	        sel, suite);
 }
 
-/* The case's `not ok` (or the suite's failure line) in the trial's log. */
+/* The case's `not ok` (or the suite's failure line) in the trial's log.
+ * A case known by number takes its name from the first `not ok` line. */
 static bool
 showed_bug(void)
 {
 	char path[512], line[LINE], want1[200], want2[400];
-	bool seen = false;
+	bool seen = false, timed_out = false;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/logs/trial-%s.log", workdir, profile);
@@ -283,13 +329,32 @@ showed_bug(void)
 		int n, len = 0;
 
 		chomp(line);
+		/* a silent hang comes back as the case timing out */
+		timed_out |= strncmp(line, "        # ", 10) == 0 &&
+		             strstr(line, ": timed out after ") != NULL;
 		if (!by_result) {
 			seen = strstr(line, bug_line) != NULL;
 			continue;
 		}
-		if (sscanf(line, "    not ok %d%n", &n, &len) == 1 && len > 0)
-			seen = strcmp(line + len, want1) == 0 ||
-			       strcmp(line + len, want2) == 0;
+		if (sscanf(line, "    not ok %d%n", &n, &len) != 1 ||
+		    len == 0 || (silent_case > 0 && !timed_out))
+			continue;
+		if (kcase[0] == '\0' && silent_case > 0 &&
+		    sscanf(line + len, " %127s", kcase) == 1) {
+			/* ktest_names=suite prints SUITE.CASE */
+			size_t sl = strlen(suite);
+
+			if (strncmp(kcase, suite, sl) == 0 && kcase[sl] == '.')
+				memmove(kcase, kcase + sl + 1,
+				        strlen(kcase + sl + 1) + 1);
+			snprintf(sel, sizeof(sel), "%s.%s", suite, kcase);
+			say("case number %d of %s is %s", silent_case, suite,
+			    kcase);
+			seen = true;
+			continue;
+		}
+		seen = strcmp(line + len, want1) == 0 ||
+		       strcmp(line + len, want2) == 0;
 	}
 	if (f != NULL)
 		fclose(f);
@@ -339,8 +404,8 @@ repro_ktap(const char *log, const char *out, int runs)
 	make_workdir();
 	say("%s: profile %s, failed in KTAP %s %s; %d setup step(s) before "
 	    "its ktest command; trials in %s",
-	    log, profile, kcase[0] ? "case" : "suite", sel, nsteps, workdir);
-	if (!ktap_trial(kcase[0] ? "the case alone" : "the suite")) {
+	    log, profile, one_case() ? "case" : "suite", sel, nsteps, workdir);
+	if (!ktap_trial(one_case() ? "the case alone" : "the suite")) {
 		say("it passes: not reproduced");
 		say("result: not reproduced");
 		return 1;
@@ -375,14 +440,14 @@ repro_ktap(const char *log, const char *out, int runs)
 	        "to the %s after %d command(s) of its\n# scenario's setup; %d "
 	        "of %d runs failed when it was made.\n# It passes once the "
 	        "bug is fixed.\n",
-	        log, kcase[0] ? "case" : "suite", sel, trials,
-	        kcase[0] ? "case alone" : "suite", kept_sends() - 1, failed,
+	        log, one_case() ? "case" : "suite", sel, trials,
+	        one_case() ? "case alone" : "suite", kept_sends() - 1, failed,
 	        runs);
 	tracing = false;
 	write_ktap_scn(f);
 	fclose(f);
 	say("wrote %s", out);
 	say("result: %d op(s) (a ktest %s), %d of %d runs fail, %d trials",
-	    kept_sends(), kcase[0] ? "case" : "suite", failed, runs, trials);
+	    kept_sends(), one_case() ? "case" : "suite", failed, runs, trials);
 	return failed == runs ? 0 : 1;
 }
