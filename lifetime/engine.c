@@ -1029,7 +1029,7 @@ COMMAND(stress,
         "[sched=pct:S [depth=D] [steps=K] [settle=MS] [at=M.OP.PT,..]] "
         "[script=1] [oplog=1] | stress script [clear|W "
         "OP:ARG..] | stress wait | stress stop | stress faultsweep [MODULE..] "
-        "| stress check",
+        "[tcpport=P] [listenport=P] [point=KEY:N] | stress check",
         "concurrent module/device/socket lifetime stress; every failure "
         "path of insmod and ip link up; every invariant checker",
         cmd_stress);

@@ -21,6 +21,16 @@
  * Modules given must not be loaded; default: every boot module that
  * loads without injection (those built to be refused are skipped, said
  * so).
+ *
+ * Each FAIL line is followed by the command that replays that one point,
+ * `stress faultsweep [MODULE] point=KEY:N`: KEY names a command of the
+ * sweep (its line, commas for spaces: rmmod,selfput) or a context and
+ * its workload (context,net_rx,tcpbulk), N the failing call.  With
+ * point=, modules default to none, every other command of the sweep runs
+ * once without injection (so the state the point met is there: the
+ * module loaded, its device up), contexts and groups the key is not in
+ * are left out, and the one point runs with its checks.  make repro
+ * writes its reproducer with it (docs/repro.md).
  */
 #include "lifetime/lifetime.h"
 #include "modloader/module_internal.h"
@@ -56,6 +66,69 @@ struct sweep {
 	unsigned bad;
 	unsigned by_site[FAULT_NSITES];
 };
+
+/* point=KEY:N: only that point (see the top); KEY "" for the whole sweep. */
+static char point_key[64];
+static uint32_t point_n;
+static unsigned point_runs;   /* commands or contexts KEY named */
+static bool point_missed;     /* ... where call N injected nothing */
+static const char *sweep_mod; /* the module being swept, or NULL */
+/* tcpport=P: a host TCP echo server at 10.0.2.2:P for the TCP workload
+ * (tcp.ko's timers and delayed ACKs run in kworker); listenport=P: where
+ * a host peer connects again and again, for tcplisten. */
+static unsigned sweep_tcpport, sweep_listenport;
+
+/* KEY for a sweep's line or context: spaces become commas. */
+static void
+point_key_of(const char *what, char *key, size_t size)
+{
+	strlcpy(key, what, size);
+	for (char *p = key; *p != '\0'; p++)
+		if (*p == ' ')
+			*p = ',';
+}
+
+static bool
+point_is(const char *what)
+{
+	char key[64];
+
+	point_key_of(what, key, sizeof(key));
+	return strcmp(key, point_key) == 0;
+}
+
+/* Is a group of the sweep (its keys begin with one of PREFIXES, a
+ * NULL-ended list) in the point's reach? */
+static bool
+point_in(const char *const *prefixes)
+{
+	if (point_key[0] == '\0')
+		return true;
+	for (; *prefixes != NULL; prefixes++)
+		if (strncmp(point_key, *prefixes, strlen(*prefixes)) == 0)
+			return true;
+	return false;
+}
+
+/* The command replaying the point of a FAIL line (what: its line or
+ * "context NAME WORK"). */
+static void
+print_replay(const char *what, uint32_t n)
+{
+	char key[64], ports[48] = "";
+
+	point_key_of(what, key, sizeof(key));
+	if (sweep_tcpport != 0)
+		snprintf(ports, sizeof(ports), " tcpport=%u", sweep_tcpport);
+	if (sweep_listenport != 0)
+		snprintf(ports + strlen(ports), sizeof(ports) - strlen(ports),
+		         " listenport=%u", sweep_listenport);
+	printk(LOG_ERR,
+	       "stress: faultsweep: replay: stress faultsweep%s%s%s "
+	       "point=%s:%u\n",
+	       sweep_mod != NULL ? " " : "", sweep_mod != NULL ? sweep_mod : "",
+	       ports, key, (unsigned)n);
+}
 
 /* Over the whole sweep, per site: failures injected, and bad ones. */
 static struct {
@@ -195,6 +268,7 @@ complain(struct sweep *s, uint32_t n, const struct fault_ctx *c,
 	       "(%s): %s\n",
 	       s->line, (unsigned)n,
 	       c->last_site >= 0 ? fault_site_names[c->last_site] : "-", what);
+	print_replay(s->line, n);
 }
 
 static bool
@@ -300,6 +374,35 @@ sweep_one(struct sweep *s, uint32_t n, int (*undo)(struct sweep *),
 	return 1;
 }
 
+/* point=: the one point of the command KEY names, then the command once
+ * without injection as the sweep's last run; any other command only the
+ * latter. */
+static int
+sweep_point(struct sweep *s, int (*undo)(struct sweep *),
+            bool (*undone)(struct sweep *))
+{
+	int r;
+
+	if (point_is(s->line)) {
+		point_runs++;
+		r = sweep_one(s, point_n, undo, undone);
+		if (r < 0)
+			return r;
+		if (r == 0) {
+			point_missed = true;
+			return 0; /* it ran whole: the state goes on */
+		}
+		for (int i = 0; i < FAULT_NSITES; i++)
+			if (s->by_site[i] != 0)
+				kprintf("stress: faultsweep: %s: point %u "
+				        "(%s), %u bad\n",
+				        s->line, (unsigned)point_n,
+				        fault_site_names[i], s->bad);
+	}
+	r = sweep_one(s, UINT32_MAX, NULL, NULL); /* injects nothing */
+	return r < 0 ? r : 0;
+}
+
 static int
 sweep(struct sweep *s, int (*undo)(struct sweep *),
       bool (*undone)(struct sweep *))
@@ -307,6 +410,8 @@ sweep(struct sweep *s, int (*undo)(struct sweep *),
 	int r = 1;
 	uint32_t n;
 
+	if (point_key[0] != '\0')
+		return sweep_point(s, undo, undone);
 	for (n = 1; n <= SWEEP_MAX && r == 1; n++) {
 		if (signal_pending())
 			return -EINTR;
@@ -621,7 +726,9 @@ sweep_with_deps(const char *mod, unsigned *bad)
 
 	if (nd < 0)
 		return nd;
+	sweep_mod = mod;
 	r = sweep_module(mod, bad);
+	sweep_mod = NULL;
 	unload_deps(d, nd);
 	return r;
 }
@@ -700,10 +807,6 @@ static const struct ctx_sweep ctx_sweeps[] = {
     {"rcu", "rcu", false},        {"timer", NULL, true},
 };
 
-/* tcpport=P: a host TCP echo server at 10.0.2.2:P for the TCP workload
- * (tcp.ko's timers and delayed ACKs run in kworker). */
-static unsigned sweep_tcpport;
-
 static void
 workload(const struct ctx_sweep *cs, char *line, size_t size, const char **ok)
 {
@@ -768,11 +871,17 @@ sweep_context(const struct ctx_sweep *cs, unsigned *bad)
 {
 	struct find_thread f = {cs->thread, NULL};
 	struct memsnap before;
-	char why[160], work[64];
+	char why[160], work[64], what[48];
 	const char *leak, *ok;
 	unsigned points = 0, nbad = 0;
+	uint32_t n = 1, last = SWEEP_MAX;
 
 	workload(cs, work, sizeof(work), &ok);
+	/* its key: "context NAME WORK" (WORK the workload's command) */
+	snprintf(what, sizeof(what), "context %s %s", cs->name,
+	         cs->tcp ? "tcpbulk" : "ping");
+	if (point_key[0] != '\0' && !point_is(what))
+		return 0;
 	if (cs->tcp && sweep_tcpport == 0) {
 		kprintf("stress: faultsweep: context %s (%s): skipped, no "
 		        "tcpport=\n",
@@ -791,7 +900,11 @@ sweep_context(const struct ctx_sweep *cs, unsigned *bad)
 		return cmd_error("stress", -EIO,
 		                 "faultsweep: '%s' fails without injection",
 		                 work);
-	for (uint32_t n = 1; n <= SWEEP_MAX; n++) {
+	if (point_key[0] != '\0') {
+		point_runs++;
+		n = last = point_n;
+	}
+	for (; n <= last; n++) {
 		if (signal_pending())
 			return -EINTR;
 		mem_take_settled(&before);
@@ -799,8 +912,10 @@ sweep_context(const struct ctx_sweep *cs, unsigned *bad)
 		fault_set_on(f.found, &ctx_fault);
 		workload_ok(cs);
 		fault_set_on(f.found, NULL);
-		if (ctx_fault.injected == 0)
+		if (ctx_fault.injected == 0) {
+			point_missed |= point_key[0] != '\0';
 			break;
+		}
 		points++;
 		site_stats[ctx_fault.last_site].hits++;
 		why[0] = '\0';
@@ -817,6 +932,7 @@ sweep_context(const struct ctx_sweep *cs, unsigned *bad)
 		       "failing (%s): %s\n",
 		       cs->name, (unsigned)n,
 		       fault_site_names[ctx_fault.last_site], why);
+		print_replay(what, n);
 	}
 	kprintf("stress: faultsweep: context %s (%s): %u failure points, %u "
 	        "bad\n",
@@ -847,8 +963,6 @@ dhcp_undone(struct sweep *s)
 	return !dev_is_up(s->name) && dev_refs(s->name) == s->base &&
 	       quiet_exec("dhcp -x %s", s->name) == -ENOENT;
 }
-
-static unsigned sweep_listenport;
 
 static int
 sweep_net_cmds(unsigned *bad)
@@ -883,8 +997,11 @@ contexts(unsigned *bad)
 	char line[64];
 	int r = 0;
 
+	static const char *const keys[] = {"dhcp,", "context,", "tcpconnect,",
+	                                   "tcplisten,", NULL};
+
 	if (boot_module_find("e1000.ko") == NULL ||
-	    boot_module_find("tcp.ko") == NULL)
+	    boot_module_find("tcp.ko") == NULL || !point_in(keys))
 		return 0; /* nothing to carry the workloads */
 	for (size_t i = 0; i < sizeof(up) / sizeof(*up) && r == 0; i++) {
 		strlcpy(line, up[i], sizeof(line));
@@ -907,6 +1024,26 @@ contexts(unsigned *bad)
 	return r;
 }
 
+/* point=: did the point run, and inject? */
+static int
+point_end(void)
+{
+	if (point_runs == 0)
+		return cmd_error("stress", -ENOENT,
+		                 "faultsweep: point %s:%u: no command or "
+		                 "context of this sweep is %s",
+		                 point_key, (unsigned)point_n, point_key);
+	if (point_missed)
+		return cmd_error("stress", -ERANGE,
+		                 "faultsweep: point %s:%u: call %u is never "
+		                 "reached (fewer calls at the sites)",
+		                 point_key, (unsigned)point_n,
+		                 (unsigned)point_n);
+	kprintf("stress: faultsweep: PASS: point %s:%u is clean\n", point_key,
+	        (unsigned)point_n);
+	return 0;
+}
+
 static void
 print_sites(void)
 {
@@ -927,14 +1064,35 @@ lt_faultsweep(int argc, char **argv)
 
 	if (argc > 2 + MAX_MODS)
 		return cmd_usage("stress");
+	static const char *const udpecho_keys[] = {"udpecho,", NULL};
+
 	memset(site_stats, 0, sizeof(site_stats));
 	sweep_tcpport = sweep_listenport = 0;
+	point_key[0] = '\0';
+	point_runs = 0;
+	point_missed = false;
 	for (int i = 2; i < argc; i++) {
 		const char *eq = strchr(argv[i], '=');
 		unsigned long v;
 
 		if (eq == NULL) {
 			mods[n++] = argv[i];
+			continue;
+		}
+		if (strncmp(argv[i], "point=", 6) == 0) {
+			const char *colon = strrchr(eq, ':');
+
+			if (colon == NULL || colon == eq + 1 ||
+			    (size_t)(colon - eq - 1) >= sizeof(point_key) ||
+			    parse_ulong(colon + 1, &v) != 0 || v == 0 ||
+			    v > SWEEP_MAX)
+				return cmd_error("stress", -EINVAL,
+				                 "faultsweep: bad point '%s' "
+				                 "(KEY:N, N 1..%d)",
+				                 eq + 1, SWEEP_MAX);
+			memcpy(point_key, eq + 1, (size_t)(colon - eq - 1));
+			point_key[colon - eq - 1] = '\0';
+			point_n = (uint32_t)v;
 			continue;
 		}
 		if (parse_ulong(eq + 1, &v) != 0 || v == 0 || v > 65535)
@@ -954,7 +1112,7 @@ lt_faultsweep(int argc, char **argv)
 			                 "faultsweep: %s is loaded (rmmod it "
 			                 "first)",
 			                 mods[i]);
-	if (n == 0) {
+	if (n == 0 && point_key[0] == '\0') {
 		n = default_mods(names, MAX_MODS);
 		for (int i = 0; i < n; i++)
 			mods[i] = names[i];
@@ -962,19 +1120,20 @@ lt_faultsweep(int argc, char **argv)
 	for (int i = 0; i < n && r == 0; i++)
 		r = sweep_with_deps(mods[i], &bad);
 	/* The run that injects nothing leaves the service: stop it. */
-	if (r == 0) {
+	if (r == 0 && point_in(udpecho_keys)) {
 		r = sweep_cmd("udpecho", "7", undo_udpecho, udpecho_undone,
 		              &bad, "udpecho 7");
 		undo_udpecho(NULL);
 	}
-	if (r == 0) {
+	if (r == 0 && point_in(udpecho_keys)) {
 		r = sweep_cmd("udpecho", "7", undo_udpecho, udpecho_undone,
 		              &bad, "udpecho -t 7");
 		undo_udpecho(NULL);
 	}
 	if (r == 0)
 		r = contexts(&bad);
-	print_sites();
+	if (point_key[0] == '\0')
+		print_sites(); /* a point's line names its site */
 	if (r == -EINTR)
 		return cmd_error("stress", r, "faultsweep: interrupted");
 	if (r != 0)
@@ -983,6 +1142,8 @@ lt_faultsweep(int argc, char **argv)
 		return cmd_error("stress", -EIO,
 		                 "faultsweep: %u bad failure path(s) (above)",
 		                 bad);
+	if (point_key[0] != '\0')
+		return point_end();
 	kprintf("stress: faultsweep: PASS: every failure path of %d "
 	        "module(s) is clean\n",
 	        n);
