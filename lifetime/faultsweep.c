@@ -72,6 +72,7 @@ static char point_key[64];
 static uint32_t point_n;
 static unsigned point_runs;   /* commands or contexts KEY named */
 static bool point_missed;     /* ... where call N injected nothing */
+static unsigned point_cmds;   /* commands run before the point */
 static const char *sweep_mod; /* the module being swept, or NULL */
 /* tcpport=P: a host TCP echo server at 10.0.2.2:P for the TCP workload
  * (tcp.ko's timers and delayed ACKs run in kworker); listenport=P: where
@@ -108,6 +109,19 @@ point_in(const char *const *prefixes)
 		if (strncmp(point_key, *prefixes, strlen(*prefixes)) == 0)
 			return true;
 	return false;
+}
+
+/* Before the point: how much of the sweep ran to get there (make repro
+ * counts it in its reproducer's size). */
+static void
+point_say(const char *what)
+{
+	char key[64];
+
+	point_key_of(what, key, sizeof(key));
+	kprintf("stress: faultsweep: point %s:%u after %u command(s) of the "
+	        "sweep\n",
+	        key, (unsigned)point_n, point_cmds);
 }
 
 /* The command replaying the point of a FAIL line (what: its line or
@@ -385,6 +399,7 @@ sweep_point(struct sweep *s, int (*undo)(struct sweep *),
 
 	if (point_is(s->line)) {
 		point_runs++;
+		point_say(s->line);
 		r = sweep_one(s, point_n, undo, undone);
 		if (r < 0)
 			return r;
@@ -399,6 +414,7 @@ sweep_point(struct sweep *s, int (*undo)(struct sweep *),
 				        s->line, (unsigned)point_n,
 				        fault_site_names[i], s->bad);
 	}
+	point_cmds++;
 	r = sweep_one(s, UINT32_MAX, NULL, NULL); /* injects nothing */
 	return r < 0 ? r : 0;
 }
@@ -902,6 +918,7 @@ sweep_context(const struct ctx_sweep *cs, unsigned *bad)
 		                 work);
 	if (point_key[0] != '\0') {
 		point_runs++;
+		point_say(what);
 		n = last = point_n;
 	}
 	for (; n <= last; n++) {
@@ -1005,6 +1022,7 @@ contexts(unsigned *bad)
 		return 0; /* nothing to carry the workloads */
 	for (size_t i = 0; i < sizeof(up) / sizeof(*up) && r == 0; i++) {
 		strlcpy(line, up[i], sizeof(line));
+		point_cmds++;
 		r = shell_exec(line);
 		if (r == 0 && i == 0) { /* the driver alone, eth0 down */
 			r = sweep_cmd("dhcp", "eth0", undo_dhcp, dhcp_undone,
@@ -1069,7 +1087,7 @@ lt_faultsweep(int argc, char **argv)
 	memset(site_stats, 0, sizeof(site_stats));
 	sweep_tcpport = sweep_listenport = 0;
 	point_key[0] = '\0';
-	point_runs = 0;
+	point_runs = point_cmds = 0;
 	point_missed = false;
 	for (int i = 2; i < argc; i++) {
 		const char *eq = strchr(argv[i], '=');
