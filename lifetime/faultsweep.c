@@ -65,6 +65,8 @@ struct sweep {
 	unsigned absorbed;
 	unsigned bad;
 	unsigned by_site[FAULT_NSITES];
+	uint32_t last_n; /* the last point that injected, 0: none yet */
+	int last_site;   /* ... and its site */
 };
 
 /* point=KEY:N: only that point (see the top); KEY "" for the whole sweep. */
@@ -349,13 +351,24 @@ sweep_one(struct sweep *s, uint32_t n, int (*undo)(struct sweep *),
 	out_capture_end();
 	intr_disarm(&intr);
 	if (ctx.injected == 0) {
-		if (r != 0)
+		if (r != 0 && s->last_n != 0) {
+			/* the last point left it broken: that point's FAIL */
+			struct fault_ctx last = {.last_site = s->last_site};
+
+			snprintf(why, sizeof(why),
+			         "then it fails without injection: '%s'",
+			         out.last);
+			complain(s, s->last_n, &last, why);
+		} else if (r != 0) {
 			printk(LOG_ERR,
 			       "stress: faultsweep: '%s' fails "
 			       "without injection: %s\n",
 			       s->line, out.last);
+		}
 		return r != 0 ? r : 0;
 	}
+	s->last_n = n;
+	s->last_site = ctx.last_site;
 	s->points++;
 	s->by_site[ctx.last_site]++;
 	site_stats[ctx.last_site].hits++;

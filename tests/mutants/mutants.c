@@ -19,10 +19,10 @@
  *     -j N       jobs for make and the harness (default 2)
  *     -p PROBES  the repro probes (default tests/mutants/probes.list):
  *                for each detected mutant, make repro (build/host/repro
- *                -r RUNS) shrinks the detecting run if it was a
- *                lifetime stress run or a run of KTAP suites (to the
- *                failing case alone), else (or if that is not reduced)
- *                the first failing run of these lifetime stress
+ *                -r RUNS) shrinks the detecting run (a lifetime
+ *                stress run, a KTAP case, a fault sweep point or a
+ *                scenario's steps), and if that is not reduced the
+ *                first failing run of these lifetime stress
  *                scenarios under controlled schedules, in order; the
  *                table says to how many ops, from which run, and
  *                whether it fails every time
@@ -491,29 +491,27 @@ repro_on(struct mutant *m, const char *work, const char *logs, int runs,
 	return m->reduced;
 }
 
-/* Is the log a failed run make repro shrinks: a lifetime stress run, or
- * a run of KTAP suites (repro's KTAP mode, tests/repro/repro_ktap.c)? */
+/* Is the log a failed run?  make repro shrinks every kind: a lifetime
+ * stress run, a KTAP case, a fault sweep point, any other scenario's
+ * steps (tests/repro/). */
 static bool
-failed_reducible_run(const char *log)
+failed_run(const char *log)
 {
 	char line[4096];
-	bool run_line = false, failed = false;
+	bool failed = false;
 	FILE *f = fopen(log, "r");
 
-	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
-		run_line |= strstr(line, "stress: lifetime: run: ") != NULL ||
-		            strncmp(line, "    # Subtest: ", 15) == 0;
+	while (f != NULL && !failed && fgets(line, sizeof(line), f) != NULL)
 		/* a failed case fails its KTAP point, not always the run */
-		failed |= strncmp(line, "### harness: FAIL", 17) == 0 ||
-		          strncmp(line, "    not ok ", 11) == 0;
-	}
+		failed = strncmp(line, "### harness: FAIL", 17) == 0 ||
+		         strncmp(line, "    not ok ", 11) == 0;
 	if (f != NULL)
 		fclose(f);
-	return run_line && failed;
+	return failed;
 }
 
-/* The detecting scenario's failed run, if make repro shrinks its kind
- * (its logs were kept in logs/NAME/ at detection). */
+/* The detecting scenario's failed run (its logs were kept in logs/NAME/
+ * at detection). */
 static bool
 detecting_run(const struct mutant *m, const char *logs, char *out, size_t size)
 {
@@ -528,7 +526,7 @@ detecting_run(const struct mutant *m, const char *logs, char *out, size_t size)
 	if (glob(pattern, 0, NULL, &g) != 0)
 		return false;
 	for (size_t i = 0; i < g.gl_pathc && !found; i++)
-		if (failed_reducible_run(g.gl_pathv[i])) {
+		if (failed_run(g.gl_pathv[i])) {
 			snprintf(out, size, "%s", g.gl_pathv[i]);
 			found = true;
 		}
@@ -536,9 +534,8 @@ detecting_run(const struct mutant *m, const char *logs, char *out, size_t size)
 	return found;
 }
 
-/* The detecting run, if it was a lifetime stress run or a KTAP run, then
- * the probes in order on the mutant's build: make repro on each failing
- * one until one is reduced. */
+/* The detecting run, then the probes in order on the mutant's build: make
+ * repro on each failing one until one is reduced. */
 static void
 try_repro(struct mutant *m, const char *work, const char *logs, int jobs,
           int runs)

@@ -909,6 +909,14 @@ main(int argc, char **argv)
 	i = repro_ktap(log, out, runs);
 	if (i >= 0)
 		return i;
+	/* a fault sweep's failing point (repro_sweep.c) */
+	i = repro_sweep(log, out, runs);
+	if (i >= 0)
+		return i;
+	/* any other failed scenario run: its steps (repro_scn.c) */
+	i = repro_scn(log, out, runs, max_trials);
+	if (i >= 0)
+		return i;
 	if (read_log(log) != 0 || read_scenario() != 0)
 		return 2;
 	find_profiles();

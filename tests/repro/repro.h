@@ -1,7 +1,8 @@
 /*
- * What the two ways of make repro share (tests/repro/repro.c shrinks a
+ * What the ways of make repro share (tests/repro/repro.c shrinks a
  * failing lifetime stress run; tests/repro/repro_ktap.c a run that failed
- * in a KTAP case): the log's scenario and profile, the work directory of
+ * in a KTAP case; tests/repro/repro_sweep.c one that failed in the fault
+ * sweep; tests/repro/repro_scn.c any other failed scenario run): the log's scenario and profile, the work directory of
  * the trials, the progress lines, the trial count, the timeline kept
  * beside the last verifying run.
  */
@@ -37,5 +38,15 @@ void keep_trace(void);
 /* The KTAP mode: LOG failed in a KTAP case (not a lifetime stress run).
  * Returns repro's exit status, or -1 if LOG is not such a run. */
 int repro_ktap(const char *log, const char *out, int runs);
+
+/* The fault sweep mode: LOG failed in `stress faultsweep`, whose FAIL
+ * line's replay (`point=KEY:N`) is the reproducer.  Returns repro's exit
+ * status, or -1 if LOG is no such run. */
+int repro_sweep(const char *log, const char *out, int runs);
+
+/* The scenario mode: LOG is a failed run of a scenario, neither in a KTAP
+ * case nor in a lifetime stress run; its steps shrunk, at most MAX
+ * trials.  Returns repro's exit status, or -1 if LOG is no such run. */
+int repro_scn(const char *log, const char *out, int runs, int max);
 
 #endif

@@ -1,9 +1,10 @@
 # make repro LOG=X.log (docs/repro.md): build/host/repro shrinks a failing
-# lifetime stress run, or a run that failed in a KTAP case, to a
-# deterministic reproducer scenario.
+# lifetime stress run, a run that failed in a KTAP case, or any other
+# failed scenario run, to a deterministic reproducer scenario.
 
-$(HOSTBIN)/repro: tests/repro/repro.c tests/repro/repro_ktap.c \
-		tests/repro/repro.h
+$(HOSTBIN)/repro: tests/repro/repro.c tests/repro/repro_ktap.c tests/repro/repro_scn.c \
+		tests/repro/repro_sweep.c tests/repro/steps.c \
+		tests/repro/repro.h tests/repro/steps.h
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $(filter %.c,$^)
 

@@ -31,14 +31,9 @@
 #include <string.h>
 
 #include "tests/repro/repro.h"
+#include "tests/repro/steps.h"
 
-#define MAXSTEPS  64
-#define STEPLINES 4096 /* the text of one step */
-
-static char header[LINE * 4]; /* the boot directives and rejects */
-static char steps[MAXSTEPS][STEPLINES];
-static bool keep[MAXSTEPS];
-static int nsteps;
+static struct steps sc; /* the scenario before its ktest command */
 static char suite[64], kcase[128], sel[200]; /* SUITE, CASE, SUITE[.CASE] */
 static char bug_line[LINE]; /* the log's failure line (a report, a panic) */
 static bool by_result;      /* the case's `not ok` line is the bug */
@@ -159,15 +154,6 @@ one_case(void)
 	return kcase[0] != '\0' || silent_case > 0;
 }
 
-static bool
-starts(const char *line, const char *word)
-{
-	size_t n = strlen(word);
-
-	return strncmp(line, word, n) == 0 &&
-	       (line[n] == ' ' || line[n] == '\0');
-}
-
 /* Does this `send ktest ...` run the suite? */
 static bool
 runs_suite(const char *line)
@@ -184,64 +170,14 @@ runs_suite(const char *line)
 	return false;
 }
 
-static bool
-append(char *dst, size_t size, const char *line)
-{
-	size_t n = strlen(dst);
-
-	if (n + strlen(line) + 2 > size)
-		return false;
-	snprintf(dst + n, size - n, "%s\n", line);
-	return true;
-}
-
 /* The scenario up to the ktest command: directives, then steps. */
 static int
 read_ktap_scenario(void)
 {
-	static const char *const starters[] = {
-	    "send", "sendraw", "ctrl-c", "host", "host-ktap", "peer", "sleep"};
-	char line[LINE];
-	FILE *f = fopen(scenario, "r");
-	bool found = false;
+	bool found;
 
-	if (f == NULL) {
-		fprintf(stderr, "repro: %s: %s\n", scenario, strerror(errno));
+	if (steps_read(&sc, scenario, runs_suite, &found) != 0)
 		return -1;
-	}
-	while (!found && fgets(line, sizeof(line), f) != NULL) {
-		bool starter = false;
-
-		chomp(line);
-		if (line[0] == '#' || line[0] == '\0' ||
-		    starts(line, "profiles"))
-			continue;
-		if (runs_suite(line)) {
-			found = true;
-			break;
-		}
-		for (size_t i = 0; i < sizeof(starters) / sizeof(*starters);
-		     i++)
-			starter |= starts(line, starters[i]);
-		if (starts(line, "cmdline") || starts(line, "modules") ||
-		    starts(line, "limit") || starts(line, "reject") ||
-		    starts(line, "hostfwd") || starts(line, "tftp") ||
-		    starts(line, "audit-allow") || starts(line, "gdbstub") ||
-		    starts(line, "pcap")) {
-			if (!append(header, sizeof(header), line))
-				goto too_long;
-		} else if (starter || nsteps == 0) {
-			if (nsteps == MAXSTEPS)
-				goto too_long;
-			steps[nsteps][0] = '\0';
-			keep[nsteps] = true;
-			if (!append(steps[nsteps++], STEPLINES, line))
-				goto too_long;
-		} else if (!append(steps[nsteps - 1], STEPLINES, line)) {
-			goto too_long;
-		}
-	}
-	fclose(f);
 	if (!found) {
 		fprintf(stderr,
 		        "repro: %s: no 'send ktest' line runs suite %s (a "
@@ -250,26 +186,6 @@ read_ktap_scenario(void)
 		return -1;
 	}
 	return 0;
-too_long:
-	fclose(f);
-	fprintf(stderr,
-	        "repro: %s: more than %d steps or an overlong one "
-	        "before the ktest command\n",
-	        scenario, MAXSTEPS);
-	return -1;
-}
-
-/* `reject LINE`, LINE matched literally (ERE specials escaped). */
-static void
-write_reject(FILE *f, const char *line)
-{
-	fputs("reject ", f);
-	for (; *line != '\0'; line++) {
-		if (strchr(".[]()*+?{}|^$\\", *line) != NULL)
-			fputc('\\', f);
-		fputc(*line, f);
-	}
-	fputc('\n', f);
 }
 
 /* The scenario of a trial (and of the result). */
@@ -277,35 +193,17 @@ static void
 write_ktap_scn(FILE *f)
 {
 	char extra[64];
-	bool added = false;
 
 	/* boot parameters of our own, on the scenario's first cmdline */
 	snprintf(extra, sizeof(extra), "%s", tracing ? " trace=on" : "");
 	if (silent_case > 0)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 		         " ktest_timeout_s=%d", HANG_TIMEOUT_S);
-	fprintf(f, "profiles %s\n", profile);
-	if (extra[0] != '\0' && strstr(header, "cmdline ") == NULL)
-		fprintf(f, "cmdline%s\n", extra);
-	for (const char *l = header; *l != '\0';) {
-		const char *nl = strchr(l, '\n');
-		int len = (int)(nl - l);
-
-		if (!added && strncmp(l, "cmdline ", 8) == 0) {
-			fprintf(f, "%.*s%s\n", len, l, extra);
-			added = true;
-		} else {
-			fprintf(f, "%.*s\n", len, l);
-		}
-		l = nl + 1;
-	}
+	steps_write(&sc, f, profile, extra, sc.n);
 	/* a bug with no result line of its own: its line ends the run at
 	 * once (a hung case would otherwise cost the run's limit) */
 	if (!by_result && bug_line[0] != '\0')
 		write_reject(f, bug_line);
-	for (int i = 0; i < nsteps; i++)
-		if (keep[i])
-			fputs(steps[i], f);
 	fprintf(f,
 	        "send ktest %s\nktap -t 300 %s\nprompt -t 60\n"
 	        "send poweroff\nexit success\n",
@@ -364,15 +262,7 @@ showed_bug(void)
 static int
 kept_sends(void)
 {
-	int n = 1; /* the ktest command */
-
-	for (int i = 0; i < nsteps; i++)
-		for (const char *l = steps[i]; keep[i] && *l != '\0';) {
-			n += strncmp(l, "send ", 5) == 0 ||
-			     strncmp(l, "sendraw ", 8) == 0;
-			l = strchr(l, '\n') + 1;
-		}
-	return n;
+	return steps_sends(&sc, sc.n) + 1; /* and the ktest command */
 }
 
 static bool
@@ -404,17 +294,17 @@ repro_ktap(const char *log, const char *out, int runs)
 	make_workdir();
 	say("%s: profile %s, failed in KTAP %s %s; %d setup step(s) before "
 	    "its ktest command; trials in %s",
-	    log, profile, one_case() ? "case" : "suite", sel, nsteps, workdir);
+	    log, profile, one_case() ? "case" : "suite", sel, sc.n, workdir);
 	if (!ktap_trial(one_case() ? "the case alone" : "the suite")) {
 		say("it passes: not reproduced");
 		say("result: not reproduced");
 		return 1;
 	}
 	/* each setup step left out, the last first (the boot prompt stays) */
-	for (int i = nsteps - 1; i >= 1; i--) {
-		keep[i] = false;
+	for (int i = sc.n - 1; i >= 1; i--) {
+		sc.keep[i] = false;
 		if (!ktap_trial("without a setup step"))
-			keep[i] = true;
+			sc.keep[i] = true;
 	}
 	say("after the setup steps: %d op(s)", kept_sends());
 	tracing = true;

@@ -1,0 +1,347 @@
+/*
+ * make repro on a scenario run that failed neither in a lifetime stress
+ * run nor in a KTAP case (docs/repro.md): an expect that timed out, a
+ * host check, a reject, a panic, a capture's audit.  The reproducer is
+ * the scenario itself with as few of its steps as still fail the same
+ * way.
+ *
+ *   1. the log: its scenario and profile, and the harness's first FAIL
+ *      line: which directive failed (its line, and so its text) and how,
+ *      or, for a failure of no directive (a reject, a panic, an audit),
+ *      what it says
+ *   2. the scenario: its boot directives and rejects, and its steps (a
+ *      command with the expects, prompts and polls after it); a trial
+ *      keeps the boot prompt, the failing directive's step and the
+ *      `host` steps after it (a host server's teardown), or for a
+ *      failure of no directive the last step (its exit)
+ *   3. delta debugging (ddmin, Zeller and Hildebrandt 2002) over the
+ *      other steps before it: chunks of steps, then single ones, go
+ *      while the run still fails
+ *   4. the result run R times with the timeline on: it must fail every
+ *      time
+ *
+ * A trial shows the bug when its first FAIL is the same: the same
+ * directive (by its text: the trial's lines are numbered anew) failing
+ * the same way, numbers aside; or the same reject, panic or audit
+ * finding.  A trial that fails otherwise (a step it needed left out:
+ * an earlier expect times out) does not count.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/repro/repro.h"
+#include "tests/repro/steps.h"
+
+static struct steps sc;
+static char fail_msg[LINE];  /* the log's first FAIL, as it was */
+static char sig[LINE];       /* the same, normalised: what a trial shows */
+static char directive[LINE]; /* the failing directive's text, or "" */
+static int fail_step = -1;   /* its step; -1: a failure of no directive */
+static bool tracing;
+
+/* The FAIL message made comparable between runs: the directive's line
+ * number, what follows a ';' (the last output, the hang dump note), an
+ * audit's capture file and counts go; hex and decimal numbers become
+ * '#'.  *line gets the line number, or 0. */
+static void
+normalise(const char *msg, char *out, size_t size, int *line)
+{
+	char buf[LINE], *p;
+	size_t n = 0;
+	int len = 0;
+
+	*line = 0;
+	if (sscanf(msg, "line %d: %n", line, &len) == 1 && len > 0)
+		msg += len;
+	snprintf(buf, sizeof(buf), "%s", msg);
+	if ((p = strchr(buf, ';')) != NULL)
+		*p = '\0';
+	if (strncmp(buf, "audit: ", 7) == 0 &&
+	    (p = strstr(buf + 7, ": ")) != NULL) {
+		/* "audit: FILE.pcap: PROBLEM xN (first: ...)" */
+		char *x = strstr(p, " (first: ");
+
+		if (x != NULL)
+			*x = '\0';
+		memmove(buf + 7, p + 2, strlen(p + 2) + 1);
+	}
+	for (p = buf; *p != '\0' && n + 2 < size;) {
+		if (p[0] == '0' && p[1] == 'x') {
+			p += 2;
+			while ((*p >= '0' && *p <= '9') ||
+			       (*p >= 'a' && *p <= 'f'))
+				p++;
+			out[n++] = '#';
+		} else if (*p >= '0' && *p <= '9') {
+			while (*p >= '0' && *p <= '9')
+				p++;
+			out[n++] = '#';
+		} else {
+			out[n++] = *p++;
+		}
+	}
+	out[n] = '\0';
+}
+
+/* The first "### harness: FAIL: " of a log, or false. */
+static bool
+first_fail(const char *log, char *out, size_t size)
+{
+	char line[LINE];
+	bool found = false;
+	FILE *f = fopen(log, "r");
+
+	while (f != NULL && !found && fgets(line, sizeof(line), f) != NULL) {
+		chomp(line);
+		if (strncmp(line, "### harness: FAIL: ", 19) == 0) {
+			snprintf(out, size, "%s", line + 19);
+			found = true;
+		}
+	}
+	if (f != NULL)
+		fclose(f);
+	return found;
+}
+
+/* Line NO of PATH, or "". */
+static void
+line_of(const char *path, int no, char *out, size_t size)
+{
+	char line[LINE];
+	FILE *f = fopen(path, "r");
+
+	out[0] = '\0';
+	for (int i = 1; f != NULL && fgets(line, sizeof(line), f) != NULL; i++)
+		if (i == no) {
+			chomp(line);
+			snprintf(out, size, "%s", line);
+			break;
+		}
+	if (f != NULL)
+		fclose(f);
+}
+
+/* Scenario, profile and the first failure; false if the log is no failed
+ * run of a scenario (or a lifetime stress run: repro.c's). */
+static bool
+read_scn_log(const char *log)
+{
+	char line[LINE], sc_[LINE], pr[128];
+	bool lifetime = false;
+	FILE *f = fopen(log, "r");
+	int no;
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		lifetime |= strstr(line, "stress: lifetime: run: ") != NULL;
+		if (scenario[0] == '\0' &&
+		    sscanf(line,
+		           "### harness: scenario %4000[^,], profile %127s",
+		           sc_, pr) == 2) {
+			snprintf(scenario, LINE, "%s", sc_);
+			snprintf(profile, sizeof(profile), "%s", pr);
+		}
+	}
+	if (f != NULL)
+		fclose(f);
+	if (lifetime || scenario[0] == '\0' ||
+	    !first_fail(log, fail_msg, sizeof(fail_msg)))
+		return false;
+	normalise(fail_msg, sig, sizeof(sig), &no);
+	if (no > 0)
+		line_of(scenario, no, directive, sizeof(directive));
+	return true;
+}
+
+/* Is step i kept in every trial? */
+static bool
+fixed(int i)
+{
+	if (i == 0)
+		return true; /* the boot prompt */
+	if (fail_step < 0)
+		return i == sc.n - 1;
+	return i >= fail_step; /* the failure's step, the teardown after */
+}
+
+static void
+write_scn_trial(FILE *f)
+{
+	steps_write(&sc, f, profile, tracing ? " trace=on" : "",
+	            fail_step < 0 ? sc.n : fail_step + 1);
+	if (fail_step < 0)
+		return;
+	/* after the failing step: the host steps (a server's teardown) */
+	for (int i = fail_step + 1; i < sc.n; i++)
+		if (starts(sc.text[i], "host"))
+			fputs(sc.text[i], f);
+	fprintf(f, "prompt -t 60\nsend poweroff\nexit success\n");
+}
+
+/* The trial's first FAIL is the log's (the same directive by its text). */
+static bool
+showed_bug(void)
+{
+	char path[512], msg[LINE], norm[LINE], text[LINE];
+	int no;
+
+	snprintf(path, sizeof(path), "%s/logs/trial-%s.log", workdir, profile);
+	if (!first_fail(path, msg, sizeof(msg)))
+		return false;
+	normalise(msg, norm, sizeof(norm), &no);
+	if (strcmp(norm, sig) != 0)
+		return false;
+	if (directive[0] == '\0')
+		return true;
+	snprintf(path, sizeof(path), "%s/trial.scn", workdir);
+	line_of(path, no, text, sizeof(text));
+	return strcmp(text, directive) == 0;
+}
+
+/* The steps a trial writes, and their console commands. */
+static int
+kept_steps(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < sc.n; i++)
+		n += fail_step < 0 || i <= fail_step
+		         ? sc.keep[i]
+		         : starts(sc.text[i], "host");
+	return n;
+}
+
+static int
+kept_sends(void)
+{
+	return steps_sends(&sc, fail_step < 0 ? sc.n : fail_step + 1);
+}
+
+static bool
+scn_trial(const char *why)
+{
+	FILE *f = trial_scn_open();
+	bool bug;
+
+	write_scn_trial(f);
+	bug = trial_run(f) != 0 && showed_bug();
+	say("trial %d (%s): %d step(s), %d console command(s): %s", trials, why,
+	    kept_steps(), kept_sends(), bug ? "FAILS" : "passes");
+	return bug;
+}
+
+/* ddmin over the steps that are not fixed: a chunk goes when the run
+ * still fails without it (complements only, the common reduction). */
+static void
+ddmin_steps(int max)
+{
+	int cand[MAXSTEPS], nc = 0, chunks = 2;
+
+	for (int i = 0; i < sc.n; i++)
+		if (!fixed(i) && (fail_step < 0 || i < fail_step))
+			cand[nc++] = i;
+	while (nc > 0 && trials < max) {
+		int size = (nc + chunks - 1) / chunks;
+		bool reduced = false;
+
+		for (int c = 0; c * size < nc && !reduced && trials < max;
+		     c++) {
+			int lo = c * size, hi = lo + size < nc ? lo + size : nc;
+
+			for (int k = lo; k < hi; k++)
+				sc.keep[cand[k]] = false;
+			if (scn_trial("without some steps")) {
+				memmove(cand + lo, cand + hi,
+				        (size_t)(nc - hi) * sizeof(*cand));
+				nc -= hi - lo;
+				chunks = chunks > 2 ? chunks - 1 : 2;
+				reduced = true;
+			} else {
+				for (int k = lo; k < hi; k++)
+					sc.keep[cand[k]] = true;
+			}
+		}
+		if (reduced)
+			continue;
+		if (chunks >= nc)
+			break;
+		chunks = chunks * 2 < nc ? chunks * 2 : nc;
+	}
+	say("after delta debugging: %d step(s), %d console command(s)",
+	    kept_steps(), kept_sends());
+}
+
+int
+repro_scn(const char *log, const char *out, int runs, int max)
+{
+	char path[512], name[256];
+	const char *base;
+	int failed = 0, no;
+	FILE *f;
+
+	if (!read_scn_log(log))
+		return -1;
+	if (steps_read(&sc, scenario, NULL, NULL) != 0)
+		return 2;
+	normalise(fail_msg, path, sizeof(path), &no);
+	for (int i = 0; i < sc.n && no > 0; i++)
+		if (sc.first[i] <= no && no <= sc.last[i])
+			fail_step = i;
+	if (no > 0 && fail_step < 0) {
+		fprintf(stderr,
+		        "repro: %s: line %d (its failing directive) is no "
+		        "step of %s\n",
+		        log, no, scenario);
+		return 2;
+	}
+	find_profiles();
+	make_workdir();
+	say("%s: profile %s, failed with: %s", log, profile, fail_msg);
+	say("scenario %s: %d step(s); %s; trials in %s", scenario, sc.n,
+	    fail_step >= 0 ? "the failing directive's step kept"
+	                   : "no directive failed: every step kept",
+	    workdir);
+	if (!scn_trial("as it was")) {
+		say("it passes (or fails otherwise): not reproduced");
+		say("result: not reproduced");
+		return 1;
+	}
+	ddmin_steps(max);
+	tracing = true;
+	for (int r = 0; r < runs; r++)
+		failed += scn_trial("verifying");
+	keep_trace();
+	if (out == NULL) {
+		base = strrchr(scenario, '/');
+		base = base ? base + 1 : scenario;
+		snprintf(name, sizeof(name), "%.*s",
+		         (int)(strlen(base) > 4 && strlen(base) < 200
+		                   ? strlen(base) - 4 /* .scn */
+		                   : 0),
+		         base);
+		snprintf(path, sizeof(path), "tests/scenarios/repro-%s-%s.scn",
+		         name, profile);
+		out = path;
+	}
+	f = fopen(out, "w");
+	if (f == NULL) {
+		perror(out);
+		return 2;
+	}
+	fprintf(f,
+	        "# A reproducer made by make repro (docs/repro.md) from\n"
+	        "# %s, which failed with:\n#   %s\n# Reduced in %d trials "
+	        "to %d of its scenario's %d steps (%d console\n# command(s)); "
+	        "%d of %d runs failed when it was made.\n# It passes once "
+	        "the bug is fixed.\n",
+	        log, fail_msg, trials, kept_steps(), sc.n, kept_sends(), failed,
+	        runs);
+	tracing = false;
+	write_scn_trial(f);
+	fclose(f);
+	say("wrote %s", out);
+	say("result: %d op(s) (console commands of %d steps), %d of %d runs "
+	    "fail, %d trials",
+	    kept_sends(), kept_steps(), failed, runs, trials);
+	return failed == runs ? 0 : 1;
+}

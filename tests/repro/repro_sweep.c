@@ -1,0 +1,324 @@
+/*
+ * make repro on a run that failed in the fault sweep (docs/repro.md):
+ * the sweep prints, after each FAIL line, the command that replays that
+ * point alone (`stress faultsweep [MODULE] point=KEY:N`,
+ * lifetime/faultsweep.c); the reproducer is that command after as few
+ * of the scenario's setup steps as it needs.
+ *
+ *   1. the log: its scenario and profile, the first FAIL line of the
+ *      sweep and its replay command
+ *   2. the scenario: its boot directives and rejects, its steps before
+ *      the `send stress faultsweep` (a host echo server the TCP points
+ *      need), and the host steps after it (the servers' teardown); the
+ *      replay takes the ports from the scenario's own command (the
+ *      harness forwards new ones each boot)
+ *   3. the point after every step; then each step left out, the last
+ *      first, if it still fails without it
+ *   4. the result run R times with the timeline on: it must fail every
+ *      time
+ *
+ * A trial shows the bug when its log has the same FAIL line up to what
+ * went wrong (the command, call and site: `FAIL: 'rmmod selfput' with
+ * call 1 failing (thread)`); what went wrong may differ in its numbers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/repro/repro.h"
+#include "tests/repro/steps.h"
+
+static struct steps sc;      /* the scenario before its faultsweep command */
+static struct steps after;   /* ... and after it */
+static char fail_line[LINE]; /* the first FAIL line, as it was */
+static char sig[LINE];       /* its command, call and site */
+static char replay[LINE];    /* the point's command, ports the scenario's */
+static unsigned sweep_cmds;  /* the commands the point runs before it */
+static bool tracing;
+
+static bool
+runs_sweep(const char *line)
+{
+	return strncmp(line, "send stress faultsweep", 22) == 0 &&
+	       (line[22] == ' ' || line[22] == '\0');
+}
+
+/* The value of ARG= in LINE's words ("" if none), for the ports. */
+static void
+arg_of(const char *line, const char *arg, char *out, size_t size)
+{
+	size_t n = strlen(arg);
+
+	out[0] = '\0';
+	for (const char *p = line; (p = strstr(p, arg)) != NULL; p += n)
+		if ((p == line || p[-1] == ' ') && p[n] == '=') {
+			snprintf(out, size, "%.*s",
+			         (int)strcspn(p + n + 1, " "), p + n + 1);
+			return;
+		}
+}
+
+/* The first FAIL line and its replay command; false if none. */
+static bool
+read_sweep_log(const char *log)
+{
+	char line[LINE], sc_[LINE], pr[128], cmd[LINE] = "";
+	FILE *f = fopen(log, "r");
+	const char *p;
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		chomp(line);
+		if (scenario[0] == '\0' &&
+		    sscanf(line,
+		           "### harness: scenario %4000[^,], profile %127s",
+		           sc_, pr) == 2) {
+			snprintf(scenario, LINE, "%s", sc_);
+			snprintf(profile, sizeof(profile), "%s", pr);
+		}
+		if (fail_line[0] == '\0' &&
+		    (p = strstr(line, "stress: faultsweep: FAIL: ")) != NULL)
+			snprintf(fail_line, sizeof(fail_line), "%s", p);
+		else if (fail_line[0] != '\0' && cmd[0] == '\0' &&
+		         (p = strstr(line, "stress: faultsweep: replay: ")) !=
+		             NULL)
+			snprintf(cmd, sizeof(cmd), "%s", p + 28);
+	}
+	if (f != NULL)
+		fclose(f);
+	if (scenario[0] == '\0' || cmd[0] == '\0')
+		return false;
+	/* "FAIL: 'LINE' with call N failing (SITE): what" */
+	p = strstr(fail_line, " failing (");
+	if (p == NULL || strstr(p, "): ") == NULL)
+		return false;
+	snprintf(sig, sizeof(sig), "%.*s",
+	         (int)(strstr(p, "): ") - fail_line + 1), fail_line);
+	/* the replay without its ports: the scenario's go in */
+	snprintf(replay, sizeof(replay), "%s", cmd);
+	return true;
+}
+
+/* KEY's ",OLD," or ",OLD:" (a port in a swept command's line: the
+ * tcpconnect point's key names it) becomes NEW. */
+static void
+key_port(char *key, size_t size, const char *old, const char *new)
+{
+	char buf[LINE], pat[LINE];
+	char *p;
+
+	for (int end = 0; end < 2 && old[0] != '\0'; end++) {
+		snprintf(pat, sizeof(pat), ",%s%c", old, end ? ':' : ',');
+		if ((p = strstr(key, pat)) == NULL)
+			continue;
+		snprintf(buf, sizeof(buf), "%.*s,%s%s", (int)(p - key), key,
+		         new, p + strlen(pat) - 1);
+		snprintf(key, size, "%s", buf);
+		return;
+	}
+}
+
+/* The replay with the scenario's own tcpport= and listenport= (each
+ * boot forwards other host ports), in its point's key too. */
+static int
+set_ports(const char *sweep_line)
+{
+	char words[LINE], out[LINE] = "", v[LINE], old[2][64] = {"", ""};
+	char key[LINE] = "", *save = NULL;
+
+	snprintf(words, sizeof(words), "%s", replay);
+	for (char *w = strtok_r(words, " ", &save); w != NULL;
+	     w = strtok_r(NULL, " ", &save)) {
+		if (strncmp(w, "tcpport=", 8) == 0)
+			snprintf(old[0], sizeof(old[0]), "%s", w + 8);
+		else if (strncmp(w, "listenport=", 11) == 0)
+			snprintf(old[1], sizeof(old[1]), "%s", w + 11);
+		else if (strncmp(w, "point=", 6) == 0)
+			snprintf(key, sizeof(key), "%s", w);
+		else
+			snprintf(out + strlen(out), sizeof(out) - strlen(out),
+			         "%s%s", out[0] ? " " : "", w);
+	}
+	for (int i = 0; i < 2; i++) {
+		const char *k = i == 0 ? "tcpport" : "listenport";
+
+		arg_of(sweep_line, k, v, sizeof(v));
+		if (v[0] == '\0')
+			continue;
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), " %s=%s",
+		         k, v);
+		key_port(key, sizeof(key), old[i], v);
+	}
+	snprintf(out + strlen(out), sizeof(out) - strlen(out), " %s", key);
+	if (strlen(out) + 5 > 255) { /* "send " aside: the console's limit */
+		fprintf(stderr, "repro: the replay is too long: %s\n", out);
+		return -1;
+	}
+	snprintf(replay, sizeof(replay), "%s", out);
+	return 0;
+}
+
+/* The scenario: the steps before the sweep, the host steps after. */
+static int
+read_sweep_scenario(void)
+{
+	char line[LINE], sweep_line[LINE] = "";
+	bool found;
+	FILE *f;
+
+	if (steps_read(&sc, scenario, runs_sweep, &found) != 0)
+		return -1;
+	if (!found) {
+		fprintf(stderr,
+		        "repro: %s: no 'send stress faultsweep' line (a "
+		        "sweep run otherwise is not reduced)\n",
+		        scenario);
+		return -1;
+	}
+	/* its line, and what comes after it */
+	f = fopen(scenario, "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		chomp(line);
+		if (runs_sweep(line)) {
+			snprintf(sweep_line, sizeof(sweep_line), "%s", line);
+			break;
+		}
+	}
+	if (f != NULL)
+		fclose(f);
+	if (steps_read(&after, scenario, NULL, NULL) != 0)
+		return -1;
+	return set_ports(sweep_line);
+}
+
+static void
+write_sweep_scn(FILE *f)
+{
+	bool past = false;
+
+	steps_write(&sc, f, profile, tracing ? " trace=on" : "", sc.n);
+	fprintf(f,
+	        "send %s\nexpect -t 600 ^stress: faultsweep: PASS: point "
+	        "\nprompt -t 60\n",
+	        replay);
+	/* the host steps after the sweep: its servers' teardown */
+	for (int i = 0; i < after.n; i++) {
+		if (runs_sweep(after.text[i]))
+			past = true;
+		else if (past && starts(after.text[i], "host"))
+			fputs(after.text[i], f);
+	}
+	fprintf(f, "send poweroff\nexit success\n");
+}
+
+/* The FAIL line again, and how many commands the point ran first. */
+static bool
+showed_bug(void)
+{
+	char path[512], line[LINE];
+	bool seen = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/logs/trial-%s.log", workdir, profile);
+	f = fopen(path, "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		const char *p = strstr(line, "stress: faultsweep: point ");
+		const char *a = p ? strstr(p, " after ") : NULL;
+
+		if (a != NULL)
+			sscanf(a, " after %u command(s)", &sweep_cmds);
+		seen |= strstr(line, sig) != NULL;
+	}
+	if (f != NULL)
+		fclose(f);
+	return seen;
+}
+
+/* The reproducer's size: its console commands, and the sweep's commands
+ * its point runs before the point itself. */
+static int
+ops(void)
+{
+	return steps_sends(&sc, sc.n) + 1 + (int)sweep_cmds;
+}
+
+static bool
+sweep_trial(const char *why)
+{
+	FILE *f = trial_scn_open();
+	bool bug;
+
+	write_sweep_scn(f);
+	bug = trial_run(f) != 0 && showed_bug();
+	say("trial %d (%s): %s after %d setup command(s): %s", trials, why,
+	    replay, steps_sends(&sc, sc.n), bug ? "FAILS" : "passes");
+	return bug;
+}
+
+int
+repro_sweep(const char *log, const char *out, int runs)
+{
+	char path[512];
+	int failed = 0;
+	FILE *f;
+
+	if (!read_sweep_log(log))
+		return -1;
+	if (read_sweep_scenario() != 0)
+		return 2;
+	find_profiles();
+	make_workdir();
+	say("%s: profile %s, failed in the fault sweep: %s", log, profile,
+	    fail_line);
+	say("the point alone: %s; %d setup step(s) before it; trials in %s",
+	    replay, sc.n, workdir);
+	if (!sweep_trial("the point alone")) {
+		say("it passes: not reproduced");
+		say("result: not reproduced");
+		return 1;
+	}
+	for (int i = sc.n - 1; i >= 1; i--) {
+		sc.keep[i] = false;
+		if (!sweep_trial("without a setup step"))
+			sc.keep[i] = true;
+	}
+	say("after the setup steps: %d console command(s), the point after "
+	    "%u command(s) of the sweep",
+	    steps_sends(&sc, sc.n) + 1, sweep_cmds);
+	tracing = true;
+	for (int r = 0; r < runs; r++)
+		failed += sweep_trial("verifying");
+	keep_trace();
+	if (out == NULL) {
+		const char *k = strstr(replay, "point=") + 6;
+
+		snprintf(path, sizeof(path),
+		         "tests/scenarios/repro-faultsweep-%.*s.scn",
+		         (int)strcspn(k, " "), k);
+		for (char *p = path + 32; *p != '\0'; p++)
+			if (*p == ',' || *p == ':' || *p == '/')
+				*p = '-';
+		out = path;
+	}
+	f = fopen(out, "w");
+	if (f == NULL) {
+		perror(out);
+		return 2;
+	}
+	fprintf(f,
+	        "# A reproducer made by make repro (docs/repro.md) from\n"
+	        "# %s, which failed in the fault sweep:\n#   %s\n# Reduced "
+	        "in %d trials to that point alone after %d command(s) of\n"
+	        "# its scenario's setup (the point runs %u of the sweep's "
+	        "commands first);\n# %d of %d runs failed when it was made.  "
+	        "It passes once the bug is fixed.\n",
+	        log, fail_line, trials, steps_sends(&sc, sc.n), sweep_cmds,
+	        failed, runs);
+	tracing = false;
+	write_sweep_scn(f);
+	fclose(f);
+	say("wrote %s", out);
+	say("result: %d op(s) (a fault sweep point), %d of %d runs fail, %d "
+	    "trials",
+	    ops(), failed, runs, trials);
+	return failed == runs ? 0 : 1;
+}

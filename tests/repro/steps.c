@@ -1,0 +1,171 @@
+/*
+ * A scenario cut into a header and steps for make repro's trials
+ * (steps.h).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "tests/repro/repro.h"
+#include "tests/repro/steps.h"
+
+bool
+starts(const char *line, const char *word)
+{
+	size_t n = strlen(word);
+
+	return strncmp(line, word, n) == 0 &&
+	       (line[n] == ' ' || line[n] == '\0');
+}
+
+static bool
+append(char *dst, size_t size, const char *line)
+{
+	size_t n = strlen(dst);
+
+	if (n + strlen(line) + 2 > size)
+		return false;
+	snprintf(dst + n, size - n, "%s\n", line);
+	return true;
+}
+
+/* What boots the guest and watches it throughout: kept in every trial. */
+static bool
+header_line(const char *line)
+{
+	static const char *const words[] = {"cmdline",     "modules", "limit",
+	                                    "reject",      "hostfwd", "tftp",
+	                                    "audit-allow", "gdbstub", "pcap"};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		if (starts(line, words[i]))
+			return true;
+	return false;
+}
+
+/* What begins a step. */
+static bool
+starter_line(const char *line)
+{
+	static const char *const words[] = {
+	    "send", "sendraw", "ctrl-c", "host", "host-ktap", "peer", "sleep"};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		if (starts(line, words[i]))
+			return true;
+	return false;
+}
+
+int
+steps_read(struct steps *s, const char *path, bool (*stop)(const char *line),
+           bool *stopped)
+{
+	char line[LINE];
+	FILE *f = fopen(path, "r");
+	int no = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (stopped != NULL)
+		*stopped = false;
+	if (f == NULL) {
+		fprintf(stderr, "repro: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		no++;
+		chomp(line);
+		if (line[0] == '#' || line[0] == '\0' ||
+		    starts(line, "profiles"))
+			continue;
+		if (stop != NULL && stop(line)) {
+			if (stopped != NULL)
+				*stopped = true;
+			break;
+		}
+		if (header_line(line)) {
+			if (!append(s->header, sizeof(s->header), line))
+				goto too_long;
+		} else if (starter_line(line) || s->n == 0) {
+			if (s->n == MAXSTEPS)
+				goto too_long;
+			s->text[s->n][0] = '\0';
+			s->keep[s->n] = true;
+			s->first[s->n] = s->last[s->n] = no;
+			if (!append(s->text[s->n++], STEPLINES, line))
+				goto too_long;
+		} else {
+			s->last[s->n - 1] = no;
+			if (!append(s->text[s->n - 1], STEPLINES, line))
+				goto too_long;
+		}
+	}
+	fclose(f);
+	return 0;
+too_long:
+	fclose(f);
+	fprintf(stderr,
+	        "repro: %s: more than %d steps, or an overlong step or "
+	        "header\n",
+	        path, MAXSTEPS);
+	return -1;
+}
+
+void
+steps_write(const struct steps *s, FILE *f, const char *profile,
+            const char *extra, int upto)
+{
+	bool added = false;
+
+	fprintf(f, "profiles %s\n", profile);
+	if (extra[0] != '\0' && strstr(s->header, "cmdline ") == NULL)
+		fprintf(f, "cmdline%s\n", extra);
+	for (const char *l = s->header; *l != '\0';) {
+		const char *nl = strchr(l, '\n');
+		int len = (int)(nl - l);
+
+		if (!added && strncmp(l, "cmdline ", 8) == 0) {
+			fprintf(f, "%.*s%s\n", len, l, extra);
+			added = true;
+		} else {
+			fprintf(f, "%.*s\n", len, l);
+		}
+		l = nl + 1;
+	}
+	for (int i = 0; i < s->n && i < upto; i++) {
+		if (s->keep[i]) {
+			fputs(s->text[i], f);
+			continue;
+		}
+		for (const char *l = s->text[i]; *l != '\0';) {
+			const char *nl = strchr(l, '\n');
+
+			if (starts(l, "timeout"))
+				fprintf(f, "%.*s\n", (int)(nl - l), l);
+			l = nl + 1;
+		}
+	}
+}
+
+int
+steps_sends(const struct steps *s, int upto)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->n && i < upto; i++)
+		for (const char *l = s->text[i]; s->keep[i] && *l != '\0';) {
+			n += starts(l, "send") || starts(l, "sendraw");
+			l = strchr(l, '\n') + 1;
+		}
+	return n;
+}
+
+void
+write_reject(FILE *f, const char *line)
+{
+	fputs("reject ", f);
+	for (; *line != '\0'; line++) {
+		if (strchr(".[]()*+?{}|^$\\", *line) != NULL)
+			fputc('\\', f);
+		fputc(*line, f);
+	}
+	fputc('\n', f);
+}

@@ -1,0 +1,43 @@
+/*
+ * A scenario as make repro's trials rebuild it (docs/repro.md): its boot
+ * directives and rejects (the header, kept whole), then its steps, each
+ * a command with the expects, prompts and polls after it, which a trial
+ * keeps or leaves out as a whole.  Shared by the KTAP mode (the steps
+ * before the suite's `send ktest`) and the scenario mode (the steps
+ * before a failing directive).
+ */
+#ifndef TESTS_REPRO_STEPS_H
+#define TESTS_REPRO_STEPS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#define MAXSTEPS  128
+#define STEPLINES 4096 /* the text of one step */
+
+struct steps {
+	char header[4 * 4096];
+	char text[MAXSTEPS][STEPLINES];
+	int first[MAXSTEPS], last[MAXSTEPS]; /* their lines in the file */
+	bool keep[MAXSTEPS];
+	int n;
+};
+
+/* Does LINE start with the directive WORD? */
+bool starts(const char *line, const char *word);
+/* Read PATH into S up to the first line STOP accepts (not included; NULL
+ * or none: the whole file).  0, or -1 with one line said; *stopped
+ * tells whether STOP matched (may be NULL). */
+int steps_read(struct steps *s, const char *path,
+               bool (*stop)(const char *line), bool *stopped);
+/* The header, EXTRA added to its first cmdline (or a cmdline of its own),
+ * and every kept step before step UPTO; `timeout` lines of the steps left
+ * out too (they set the waits of the steps after them). */
+void steps_write(const struct steps *s, FILE *f, const char *profile,
+                 const char *extra, int upto);
+/* The console commands the kept steps before step UPTO send. */
+int steps_sends(const struct steps *s, int upto);
+/* `reject LINE`, LINE matched literally (ERE specials escaped). */
+void write_reject(FILE *f, const char *line);
+
+#endif
