@@ -14,9 +14,11 @@
  *      keeps the boot prompt, the failing directive's step and the
  *      `host` steps after it (a host server's teardown), or for a
  *      failure of no directive the last step (its exit)
- *   3. delta debugging (ddmin, Zeller and Hildebrandt 2002) over the
- *      other steps before it: chunks of steps, then single ones, go
- *      while the run still fails
+ *   3. the other steps without their checks (expects, polls: a step
+ *      whose check fails once a step before it goes would otherwise
+ *      stay with it), if the run still fails so; then delta debugging
+ *      (ddmin, Zeller and Hildebrandt 2002) over those steps: chunks of
+ *      steps, then single ones, go while the run still fails
  *   4. the result run R times with the timeline on: it must fail every
  *      time
  *
@@ -217,6 +219,27 @@ kept_sends(void)
 	return steps_sends(&sc, fail_step < 0 ? sc.n : fail_step + 1);
 }
 
+/* The reproducer's size.  A console command is an op, but a stress run
+ * (`stress lifetime`, a whole `stress faultsweep`) is thousands: it
+ * counts STRESS_OPS, so that a scenario cut down to one is never called
+ * a short script (the lifetime and sweep modes shrink those). */
+#define STRESS_OPS 1000
+static int
+ops(void)
+{
+	int n = kept_sends(), upto = fail_step < 0 ? sc.n : fail_step + 1;
+
+	for (int i = 0; i < upto; i++)
+		for (const char *l = sc.text[i]; sc.keep[i] && *l != '\0';) {
+			if (strncmp(l, "send stress lifetime", 20) == 0 ||
+			    (strncmp(l, "send stress faultsweep", 22) == 0 &&
+			     strstr(l, " point=") == NULL))
+				n += STRESS_OPS;
+			l = strchr(l, '\n') + 1;
+		}
+	return n;
+}
+
 static bool
 scn_trial(const char *why)
 {
@@ -306,6 +329,16 @@ repro_scn(const char *log, const char *out, int runs, int max)
 		say("result: not reproduced");
 		return 1;
 	}
+	/* the checks of the steps before it (a step's expects fail when a
+	 * step before it goes, which would keep both): the run without
+	 * them, if it still fails so */
+	for (int i = 0; i < sc.n; i++)
+		sc.bare[i] = !fixed(i);
+	if (!scn_trial("the other steps' checks left out")) {
+		memset(sc.bare, 0, sizeof(sc.bare));
+		say("it needs their checks (a wait for something to happen): "
+		    "kept");
+	}
 	ddmin_steps(max);
 	tracing = true;
 	for (int r = 0; r < runs; r++)
@@ -340,8 +373,10 @@ repro_scn(const char *log, const char *out, int runs, int max)
 	write_scn_trial(f);
 	fclose(f);
 	say("wrote %s", out);
-	say("result: %d op(s) (console commands of %d steps), %d of %d runs "
-	    "fail, %d trials",
-	    kept_sends(), kept_steps(), failed, runs, trials);
+	say("result: %d op(s) (console commands of %d steps%s), %d of %d "
+	    "runs fail, %d trials",
+	    ops(), kept_steps(),
+	    ops() > kept_sends() ? ", a whole stress run among them" : "",
+	    failed, runs, trials);
 	return failed == runs ? 0 : 1;
 }

@@ -131,14 +131,16 @@ steps_write(const struct steps *s, FILE *f, const char *profile,
 		l = nl + 1;
 	}
 	for (int i = 0; i < s->n && i < upto; i++) {
-		if (s->keep[i]) {
+		if (s->keep[i] && !s->bare[i]) {
 			fputs(s->text[i], f);
 			continue;
 		}
 		for (const char *l = s->text[i]; *l != '\0';) {
 			const char *nl = strchr(l, '\n');
 
-			if (starts(l, "timeout"))
+			if (starts(l, "timeout") ||
+			    (s->keep[i] &&
+			     (starter_line(l) || starts(l, "prompt"))))
 				fprintf(f, "%.*s\n", (int)(nl - l), l);
 			l = nl + 1;
 		}

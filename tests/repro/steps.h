@@ -20,6 +20,10 @@ struct steps {
 	char text[MAXSTEPS][STEPLINES];
 	int first[MAXSTEPS], last[MAXSTEPS]; /* their lines in the file */
 	bool keep[MAXSTEPS];
+	/* written bare: its commands and prompts, not its checks (expect,
+	 * poll, ktap): a step the bug needs for what it does, not for what
+	 * it checks */
+	bool bare[MAXSTEPS];
 	int n;
 };
 
