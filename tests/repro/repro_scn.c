@@ -166,6 +166,19 @@ fixed(int i)
 	return i >= fail_step; /* the failure's step, the teardown after */
 }
 
+/* Is a step's last line a prompt (the console ready again)? */
+static bool
+ends_at_prompt(const char *text)
+{
+	size_t n = strlen(text);
+	const char *last = text;
+
+	for (size_t i = 0; n > 0 && i + 1 < n; i++)
+		if (text[i] == '\n')
+			last = text + i + 1;
+	return starts(last, "prompt");
+}
+
 static void
 write_scn_trial(FILE *f)
 {
@@ -177,7 +190,9 @@ write_scn_trial(FILE *f)
 	for (int i = fail_step + 1; i < sc.n; i++)
 		if (starts(sc.text[i], "host"))
 			fputs(sc.text[i], f);
-	fprintf(f, "prompt -t 60\nsend poweroff\nexit success\n");
+	if (!ends_at_prompt(sc.text[fail_step]))
+		fprintf(f, "prompt -t 60\n");
+	fprintf(f, "send poweroff\nexit success\n");
 }
 
 /* The trial's first FAIL is the log's (the same directive by its text). */

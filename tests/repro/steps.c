@@ -14,7 +14,7 @@ starts(const char *line, const char *word)
 	size_t n = strlen(word);
 
 	return strncmp(line, word, n) == 0 &&
-	       (line[n] == ' ' || line[n] == '\0');
+	       (line[n] == ' ' || line[n] == '\0' || line[n] == '\n');
 }
 
 static bool

@@ -27,7 +27,7 @@ struct steps {
 	int n;
 };
 
-/* Does LINE start with the directive WORD? */
+/* Does LINE (ended by '\0' or '\n') start with the directive WORD? */
 bool starts(const char *line, const char *word);
 /* Read PATH into S up to the first line STOP accepts (not included; NULL
  * or none: the whole file).  0, or -1 with one line said; *stopped
