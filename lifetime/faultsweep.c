@@ -25,7 +25,8 @@
  * Each FAIL line is followed by the command that replays that one point,
  * `stress faultsweep [MODULE] point=KEY:N`: KEY names a command of the
  * sweep (its line, commas for spaces: rmmod,selfput) or a context and
- * its workload (context,net_rx,tcpbulk), N the failing call.  With
+ * its workload (context,net_rx,tcpbulk), N the failing call (or A-B:
+ * the points A to B, as many as there are, each with its checks).  With
  * point=, modules default to none, every other command of the sweep runs
  * once without injection (so the state the point met is there: the
  * module loaded, its device up), contexts and groups the key is not in
@@ -71,11 +72,12 @@ struct sweep {
 
 /* point=KEY:N: only that point (see the top); KEY "" for the whole sweep. */
 static char point_key[64];
-static uint32_t point_n;
-static unsigned point_runs;   /* commands or contexts KEY named */
-static bool point_missed;     /* ... where call N injected nothing */
-static unsigned point_cmds;   /* commands run before the point */
-static const char *sweep_mod; /* the module being swept, or NULL */
+static uint32_t point_n, point_last; /* the calls: N, or A-B */
+static char point_calls[24];         /* ... as given */
+static unsigned point_runs;          /* commands or contexts KEY named */
+static bool point_missed;            /* ... where call N injected nothing */
+static unsigned point_cmds;          /* commands run before the point */
+static const char *sweep_mod;        /* the module being swept, or NULL */
 /* tcpport=P: a host TCP echo server at 10.0.2.2:P for the TCP workload
  * (tcp.ko's timers and delayed ACKs run in kworker); listenport=P: where
  * a host peer connects again and again, for tcplisten. */
@@ -121,9 +123,9 @@ point_say(const char *what)
 	char key[64];
 
 	point_key_of(what, key, sizeof(key));
-	kprintf("stress: faultsweep: point %s:%u after %u command(s) of the "
+	kprintf("stress: faultsweep: point %s:%s after %u command(s) of the "
 	        "sweep\n",
-	        key, (unsigned)point_n, point_cmds);
+	        key, point_calls, point_cmds);
 }
 
 /* The command replaying the point of a FAIL line (what: its line or
@@ -413,19 +415,21 @@ sweep_point(struct sweep *s, int (*undo)(struct sweep *),
 	if (point_is(s->line)) {
 		point_runs++;
 		point_say(s->line);
-		r = sweep_one(s, point_n, undo, undone);
-		if (r < 0)
-			return r;
-		if (r == 0) {
-			point_missed = true;
-			return 0; /* it ran whole: the state goes on */
+		for (uint32_t n = point_n; n <= point_last; n++) {
+			unsigned bad = s->bad;
+
+			r = sweep_one(s, n, undo, undone);
+			if (r < 0)
+				return r;
+			if (r == 0) {
+				point_missed |= n == point_n;
+				return 0; /* it ran whole: the state goes on */
+			}
+			kprintf("stress: faultsweep: %s: point %u (%s), %u "
+			        "bad\n",
+			        s->line, (unsigned)n,
+			        fault_site_names[s->last_site], s->bad - bad);
 		}
-		for (int i = 0; i < FAULT_NSITES; i++)
-			if (s->by_site[i] != 0)
-				kprintf("stress: faultsweep: %s: point %u "
-				        "(%s), %u bad\n",
-				        s->line, (unsigned)point_n,
-				        fault_site_names[i], s->bad);
 	}
 	point_cmds++;
 	r = sweep_one(s, UINT32_MAX, NULL, NULL); /* injects nothing */
@@ -932,7 +936,8 @@ sweep_context(const struct ctx_sweep *cs, unsigned *bad)
 	if (point_key[0] != '\0') {
 		point_runs++;
 		point_say(what);
-		n = last = point_n;
+		n = point_n;
+		last = point_last;
 	}
 	for (; n <= last; n++) {
 		if (signal_pending())
@@ -943,7 +948,7 @@ sweep_context(const struct ctx_sweep *cs, unsigned *bad)
 		workload_ok(cs);
 		fault_set_on(f.found, NULL);
 		if (ctx_fault.injected == 0) {
-			point_missed |= point_key[0] != '\0';
+			point_missed |= point_key[0] != '\0' && n == point_n;
 			break;
 		}
 		points++;
@@ -1055,23 +1060,48 @@ contexts(unsigned *bad)
 	return r;
 }
 
+/* point='s calls: "N" or "A-B", 1 <= A <= B <= SWEEP_MAX. */
+static bool
+parse_calls(const char *text)
+{
+	char buf[sizeof(point_calls)], *dash;
+	unsigned long a, b;
+
+	if (strlen(text) >= sizeof(buf))
+		return false;
+	strlcpy(buf, text, sizeof(buf));
+	dash = strchr(buf, '-');
+	if (dash != NULL)
+		*dash = '\0';
+	if (parse_ulong(buf, &a) != 0 ||
+	    (dash != NULL && parse_ulong(dash + 1, &b) != 0))
+		return false;
+	if (dash == NULL)
+		b = a;
+	if (a == 0 || a > b || b > SWEEP_MAX)
+		return false;
+	point_n = (uint32_t)a;
+	point_last = (uint32_t)b;
+	strlcpy(point_calls, text, sizeof(point_calls));
+	return true;
+}
+
 /* point=: did the point run, and inject? */
 static int
 point_end(void)
 {
 	if (point_runs == 0)
 		return cmd_error("stress", -ENOENT,
-		                 "faultsweep: point %s:%u: no command or "
+		                 "faultsweep: point %s:%s: no command or "
 		                 "context of this sweep is %s",
-		                 point_key, (unsigned)point_n, point_key);
+		                 point_key, point_calls, point_key);
 	if (point_missed)
 		return cmd_error("stress", -ERANGE,
-		                 "faultsweep: point %s:%u: call %u is never "
+		                 "faultsweep: point %s:%s: call %u is never "
 		                 "reached (fewer calls at the sites)",
-		                 point_key, (unsigned)point_n,
-		                 (unsigned)point_n);
-	kprintf("stress: faultsweep: PASS: point %s:%u is clean\n", point_key,
-	        (unsigned)point_n);
+		                 point_key, point_calls, (unsigned)point_n);
+	kprintf("stress: faultsweep: PASS: point %s:%s is clean\n", point_key,
+	        point_calls);
 	return 0;
 }
 
@@ -1115,15 +1145,14 @@ lt_faultsweep(int argc, char **argv)
 
 			if (colon == NULL || colon == eq + 1 ||
 			    (size_t)(colon - eq - 1) >= sizeof(point_key) ||
-			    parse_ulong(colon + 1, &v) != 0 || v == 0 ||
-			    v > SWEEP_MAX)
+			    !parse_calls(colon + 1))
 				return cmd_error("stress", -EINVAL,
 				                 "faultsweep: bad point '%s' "
-				                 "(KEY:N, N 1..%d)",
+				                 "(KEY:N or KEY:A-B, calls "
+				                 "1..%d)",
 				                 eq + 1, SWEEP_MAX);
 			memcpy(point_key, eq + 1, (size_t)(colon - eq - 1));
 			point_key[colon - eq - 1] = '\0';
-			point_n = (uint32_t)v;
 			continue;
 		}
 		if (parse_ulong(eq + 1, &v) != 0 || v == 0 || v > 65535)
