@@ -42,70 +42,6 @@ static char directive[LINE]; /* the failing directive's text, or "" */
 static int fail_step = -1;   /* its step; -1: a failure of no directive */
 static bool tracing;
 
-/* The FAIL message made comparable between runs: the directive's line
- * number, what follows a ';' (the last output, the hang dump note), an
- * audit's capture file and counts go; hex and decimal numbers become
- * '#'.  *line gets the line number, or 0. */
-static void
-normalise(const char *msg, char *out, size_t size, int *line)
-{
-	char buf[LINE], *p;
-	size_t n = 0;
-	int len = 0;
-
-	*line = 0;
-	if (sscanf(msg, "line %d: %n", line, &len) == 1 && len > 0)
-		msg += len;
-	snprintf(buf, sizeof(buf), "%s", msg);
-	if ((p = strchr(buf, ';')) != NULL)
-		*p = '\0';
-	if (strncmp(buf, "audit: ", 7) == 0 &&
-	    (p = strstr(buf + 7, ": ")) != NULL) {
-		/* "audit: FILE.pcap: PROBLEM xN (first: ...)" */
-		char *x = strstr(p, " (first: ");
-
-		if (x != NULL)
-			*x = '\0';
-		memmove(buf + 7, p + 2, strlen(p + 2) + 1);
-	}
-	for (p = buf; *p != '\0' && n + 2 < size;) {
-		if (p[0] == '0' && p[1] == 'x') {
-			p += 2;
-			while ((*p >= '0' && *p <= '9') ||
-			       (*p >= 'a' && *p <= 'f'))
-				p++;
-			out[n++] = '#';
-		} else if (*p >= '0' && *p <= '9') {
-			while (*p >= '0' && *p <= '9')
-				p++;
-			out[n++] = '#';
-		} else {
-			out[n++] = *p++;
-		}
-	}
-	out[n] = '\0';
-}
-
-/* The first "### harness: FAIL: " of a log, or false. */
-static bool
-first_fail(const char *log, char *out, size_t size)
-{
-	char line[LINE];
-	bool found = false;
-	FILE *f = fopen(log, "r");
-
-	while (f != NULL && !found && fgets(line, sizeof(line), f) != NULL) {
-		chomp(line);
-		if (strncmp(line, "### harness: FAIL: ", 19) == 0) {
-			snprintf(out, size, "%s", line + 19);
-			found = true;
-		}
-	}
-	if (f != NULL)
-		fclose(f);
-	return found;
-}
-
 /* Line NO of PATH, or "". */
 static void
 line_of(const char *path, int no, char *out, size_t size)
@@ -149,7 +85,7 @@ read_scn_log(const char *log)
 	if (lifetime || scenario[0] == '\0' ||
 	    !first_fail(log, fail_msg, sizeof(fail_msg)))
 		return false;
-	normalise(fail_msg, sig, sizeof(sig), &no);
+	fail_normalise(fail_msg, sig, sizeof(sig), &no);
 	if (no > 0)
 		line_of(scenario, no, directive, sizeof(directive));
 	return true;
@@ -205,7 +141,7 @@ showed_bug(void)
 	snprintf(path, sizeof(path), "%s/logs/trial-%s.log", workdir, profile);
 	if (!first_fail(path, msg, sizeof(msg)))
 		return false;
-	normalise(msg, norm, sizeof(norm), &no);
+	fail_normalise(msg, norm, sizeof(norm), &no);
 	if (strcmp(norm, sig) != 0)
 		return false;
 	if (directive[0] == '\0')
@@ -321,7 +257,7 @@ repro_scn(const char *log, const char *out, int runs, int max)
 		return -1;
 	if (steps_read(&sc, scenario, NULL, NULL) != 0)
 		return 2;
-	normalise(fail_msg, path, sizeof(path), &no);
+	fail_normalise(fail_msg, path, sizeof(path), &no);
 	for (int i = 0; i < sc.n && no > 0; i++)
 		if (sc.first[i] <= no && no <= sc.last[i])
 			fail_step = i;

@@ -20,6 +20,13 @@
  * A trial shows the bug when its log has the same FAIL line up to what
  * went wrong (the command, call and site: `FAIL: 'rmmod selfput' with
  * call 1 failing (thread)`); what went wrong may differ in its numbers.
+ *
+ * A sweep run that failed with no FAIL line of the sweep (a capture's
+ * audit at the end, a report): the harness's first FAIL is the bug, and
+ * the point is found by narrowing: each command and context the log's
+ * summary lines name (`KEY: N failure points`), in their order, runs
+ * its points 1-N alone (`point=KEY:1-N`) until one shows the bug; then
+ * halves of that range while one half still does.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +42,20 @@ static char sig[LINE];       /* its command, call and site */
 static char replay[LINE];    /* the point's command, ports the scenario's */
 static unsigned sweep_cmds;  /* the commands the point runs before it */
 static bool tracing;
+static char sweep_line[LINE]; /* the scenario's `send stress faultsweep` */
+
+/* Narrowing: the harness's first FAIL (normalised), the sweep's commands
+ * and contexts from its summary lines, the log's own ports. */
+#define MAXCANDS 96
+static bool narrowing;
+static char fail_sig[LINE];
+static struct cand {
+	char key[128], mod[32];
+	unsigned points;
+} cands[MAXCANDS];
+static int ncands;
+static char old_ports[128];
+static unsigned first_call, last_call; /* the replay's calls */
 
 static bool
 runs_sweep(const char *line)
@@ -58,16 +79,70 @@ arg_of(const char *line, const char *arg, char *out, size_t size)
 		}
 }
 
-/* The first FAIL line and its replay command; false if none. */
+/* A summary line of the sweep: "KEY text: N failure points (...)", a
+ * module's commands between its insmod's and its rmmod's. */
+static void
+read_summary(const char *text, char *mod, size_t modsize)
+{
+	char what[128], work[32];
+	unsigned n;
+	struct cand *c = &cands[ncands];
+	const char *colon = strstr(text, ": ");
+
+	if (colon == NULL || sscanf(colon, ": %u failure points", &n) != 1 ||
+	    (size_t)(colon - text) >= sizeof(what) || ncands == MAXCANDS)
+		return;
+	snprintf(what, sizeof(what), "%.*s", (int)(colon - text), text);
+	if (strncmp(what, "insmod ", 7) == 0)
+		snprintf(mod, modsize, "%.31s", what + 7);
+	if (sscanf(what, "context %31s (%31[^ )]", c->key, work) == 2) {
+		snprintf(c->key + strlen(c->key),
+		         sizeof(c->key) - strlen(c->key), ",%s", work);
+		memmove(c->key + 8, c->key, strlen(c->key) + 1);
+		memcpy(c->key, "context,", 8);
+		c->mod[0] = '\0';
+	} else {
+		snprintf(c->key, sizeof(c->key), "%s", what);
+		for (char *p = c->key; *p != '\0'; p++)
+			if (*p == ' ')
+				*p = ',';
+		snprintf(c->mod, sizeof(c->mod), "%s", mod);
+	}
+	c->points = n;
+	if (strncmp(what, "rmmod ", 6) == 0)
+		mod[0] = '\0'; /* the module's commands end */
+	if (n > 0)
+		ncands++;
+}
+
+/* The first FAIL line and its replay command, or (narrowing) the
+ * harness's first FAIL and the sweep's summary lines; false if neither. */
 static bool
 read_sweep_log(const char *log)
 {
-	char line[LINE], sc_[LINE], pr[128], cmd[LINE] = "";
+	char line[LINE], sc_[LINE], pr[128], cmd[LINE] = "", mod[32] = "";
+	char msg[LINE];
 	FILE *f = fopen(log, "r");
 	const char *p;
+	int no;
 
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
 		chomp(line);
+		if ((p = strstr(line, "> stress faultsweep")) != NULL)
+			for (int i = 0; i < 2; i++) {
+				const char *k = i ? "listenport" : "tcpport";
+				char v[64];
+
+				arg_of(p + 2, k, v, sizeof(v));
+				if (v[0] != '\0')
+					snprintf(old_ports + strlen(old_ports),
+					         sizeof(old_ports) -
+					             strlen(old_ports),
+					         " %s=%s", k, v);
+			}
+		if ((p = strstr(line, "stress: faultsweep: ")) != NULL &&
+		    strstr(p, " failure points") != NULL)
+			read_summary(p + 20, mod, sizeof(mod));
 		if (scenario[0] == '\0' &&
 		    sscanf(line,
 		           "### harness: scenario %4000[^,], profile %127s",
@@ -85,8 +160,17 @@ read_sweep_log(const char *log)
 	}
 	if (f != NULL)
 		fclose(f);
-	if (scenario[0] == '\0' || cmd[0] == '\0')
+	if (scenario[0] == '\0')
 		return false;
+	if (cmd[0] == '\0') {
+		/* no FAIL of the sweep: narrow, if the sweep ran */
+		if (ncands == 0 || !first_fail(log, msg, sizeof(msg)))
+			return false;
+		fail_normalise(msg, fail_sig, sizeof(fail_sig), &no);
+		snprintf(fail_line, sizeof(fail_line), "%s", msg);
+		narrowing = true;
+		return true;
+	}
 	/* "FAIL: 'LINE' with call N failing (SITE): what" */
 	p = strstr(fail_line, " failing (");
 	if (p == NULL || strstr(p, "): ") == NULL)
@@ -103,7 +187,7 @@ read_sweep_log(const char *log)
 static void
 key_port(char *key, size_t size, const char *old, const char *new)
 {
-	char buf[LINE], pat[LINE];
+	char buf[LINE * 2], pat[LINE];
 	char *p;
 
 	for (int end = 0; end < 2 && old[0] != '\0'; end++) {
@@ -112,7 +196,8 @@ key_port(char *key, size_t size, const char *old, const char *new)
 			continue;
 		snprintf(buf, sizeof(buf), "%.*s,%s%s", (int)(p - key), key,
 		         new, p + strlen(pat) - 1);
-		snprintf(key, size, "%s", buf);
+		if (strlen(buf) < size)
+			memcpy(key, buf, strlen(buf) + 1);
 		return;
 	}
 }
@@ -122,7 +207,7 @@ key_port(char *key, size_t size, const char *old, const char *new)
 static int
 set_ports(const char *sweep_line)
 {
-	char words[LINE], out[LINE] = "", v[LINE], old[2][64] = {"", ""};
+	char words[LINE], out[LINE] = "", v[256], old[2][64] = {"", ""};
 	char key[LINE] = "", *save = NULL;
 
 	snprintf(words, sizeof(words), "%s", replay);
@@ -161,7 +246,7 @@ set_ports(const char *sweep_line)
 static int
 read_sweep_scenario(void)
 {
-	char line[LINE], sweep_line[LINE] = "";
+	char line[LINE];
 	bool found;
 	FILE *f;
 
@@ -187,6 +272,23 @@ read_sweep_scenario(void)
 		fclose(f);
 	if (steps_read(&after, scenario, NULL, NULL) != 0)
 		return -1;
+	return narrowing ? 0 : set_ports(sweep_line);
+}
+
+/* The replay of candidate C's calls A to B. */
+static int
+set_replay(const struct cand *c, unsigned a, unsigned b)
+{
+	char calls[32];
+
+	if (a == b)
+		snprintf(calls, sizeof(calls), "%u", a);
+	else
+		snprintf(calls, sizeof(calls), "%u-%u", a, b);
+	snprintf(replay, sizeof(replay), "stress faultsweep%s%s%s point=%s:%s",
+	         c->mod[0] ? " " : "", c->mod, old_ports, c->key, calls);
+	first_call = a;
+	last_call = b;
 	return set_ports(sweep_line);
 }
 
@@ -226,10 +328,19 @@ showed_bug(void)
 
 		if (a != NULL)
 			sscanf(a, " after %u command(s)", &sweep_cmds);
-		seen |= strstr(line, sig) != NULL;
+		seen |= !narrowing && strstr(line, sig) != NULL;
 	}
 	if (f != NULL)
 		fclose(f);
+	if (narrowing) {
+		char msg[LINE], norm[LINE];
+		int no;
+
+		if (!first_fail(path, msg, sizeof(msg)))
+			return false;
+		fail_normalise(msg, norm, sizeof(norm), &no);
+		seen = strcmp(norm, fail_sig) == 0;
+	}
 	return seen;
 }
 
@@ -238,7 +349,8 @@ showed_bug(void)
 static int
 ops(void)
 {
-	return steps_sends(&sc, sc.n) + 1 + (int)sweep_cmds;
+	return steps_sends(&sc, sc.n) + 1 + (int)sweep_cmds +
+	       (int)(last_call - first_call);
 }
 
 static bool
@@ -252,6 +364,48 @@ sweep_trial(const char *why)
 	say("trial %d (%s): %s after %d setup command(s): %s", trials, why,
 	    replay, steps_sends(&sc, sc.n), bug ? "FAILS" : "passes");
 	return bug;
+}
+
+/* No FAIL line named the point: each command's or context's points
+ * alone, in the sweep's order, until one shows the bug; then halves of
+ * its range.  last_call is 0 if none did. */
+static int
+narrow(void)
+{
+	int found = -1;
+	unsigned lo, hi;
+
+	say("no FAIL line of the sweep names a point: narrowing over the "
+	    "%d command(s) and context(s) with points; trials in %s",
+	    ncands, workdir);
+	for (int i = 0; i < ncands && found < 0; i++) {
+		if (set_replay(&cands[i], 1, cands[i].points) != 0)
+			return -1;
+		if (sweep_trial("a command's or context's points"))
+			found = i;
+	}
+	if (found < 0) {
+		last_call = 0;
+		return 0;
+	}
+	lo = 1;
+	hi = cands[found].points;
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (set_replay(&cands[found], lo, mid) != 0)
+			return -1;
+		if (sweep_trial("the first half")) {
+			hi = mid;
+			continue;
+		}
+		if (set_replay(&cands[found], mid + 1, hi) != 0)
+			return -1;
+		if (!sweep_trial("the second half"))
+			break; /* it needs points of both */
+		lo = mid + 1;
+	}
+	return set_replay(&cands[found], lo, hi);
 }
 
 int
@@ -269,12 +423,24 @@ repro_sweep(const char *log, const char *out, int runs)
 	make_workdir();
 	say("%s: profile %s, failed in the fault sweep: %s", log, profile,
 	    fail_line);
-	say("the point alone: %s; %d setup step(s) before it; trials in %s",
-	    replay, sc.n, workdir);
-	if (!sweep_trial("the point alone")) {
-		say("it passes: not reproduced");
-		say("result: not reproduced");
-		return 1;
+	if (narrowing) {
+		if (narrow() != 0)
+			return 2;
+		if (last_call == 0) {
+			say("no command's or context's points alone show it: "
+			    "not reproduced");
+			say("result: not reproduced");
+			return 1;
+		}
+	} else {
+		say("the point alone: %s; %d setup step(s) before it; trials "
+		    "in %s",
+		    replay, sc.n, workdir);
+		if (!sweep_trial("the point alone")) {
+			say("it passes: not reproduced");
+			say("result: not reproduced");
+			return 1;
+		}
 	}
 	for (int i = sc.n - 1; i >= 1; i--) {
 		sc.keep[i] = false;

@@ -1,6 +1,6 @@
 /*
- * A scenario cut into a header and steps for make repro's trials
- * (steps.h).
+ * A scenario cut into a header and steps for make repro's trials, and
+ * the harness's verdict on a run (steps.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -170,4 +170,68 @@ write_reject(FILE *f, const char *line)
 		fputc(*line, f);
 	}
 	fputc('\n', f);
+}
+
+/* The FAIL message made comparable between runs: the directive's line
+ * number, what follows a ';' (the last output, the hang dump note), an
+ * audit's capture file and counts go; hex and decimal numbers become
+ * '#'.  *line gets the line number, or 0. */
+void
+fail_normalise(const char *msg, char *out, size_t size, int *line)
+{
+	char buf[LINE], *p;
+	size_t n = 0;
+	int len = 0;
+
+	*line = 0;
+	if (sscanf(msg, "line %d: %n", line, &len) == 1 && len > 0)
+		msg += len;
+	snprintf(buf, sizeof(buf), "%s", msg);
+	if ((p = strchr(buf, ';')) != NULL)
+		*p = '\0';
+	if (strncmp(buf, "audit: ", 7) == 0 &&
+	    (p = strstr(buf + 7, ": ")) != NULL) {
+		/* "audit: FILE.pcap: PROBLEM xN (first: ...)" */
+		char *x = strstr(p, " (first: ");
+
+		if (x != NULL)
+			*x = '\0';
+		memmove(buf + 7, p + 2, strlen(p + 2) + 1);
+	}
+	for (p = buf; *p != '\0' && n + 2 < size;) {
+		if (p[0] == '0' && p[1] == 'x') {
+			p += 2;
+			while ((*p >= '0' && *p <= '9') ||
+			       (*p >= 'a' && *p <= 'f'))
+				p++;
+			out[n++] = '#';
+		} else if (*p >= '0' && *p <= '9') {
+			while (*p >= '0' && *p <= '9')
+				p++;
+			out[n++] = '#';
+		} else {
+			out[n++] = *p++;
+		}
+	}
+	out[n] = '\0';
+}
+
+/* The first "### harness: FAIL: " of a log, or false. */
+bool
+first_fail(const char *log, char *out, size_t size)
+{
+	char line[LINE];
+	bool found = false;
+	FILE *f = fopen(log, "r");
+
+	while (f != NULL && !found && fgets(line, sizeof(line), f) != NULL) {
+		chomp(line);
+		if (strncmp(line, "### harness: FAIL: ", 19) == 0) {
+			snprintf(out, size, "%s", line + 19);
+			found = true;
+		}
+	}
+	if (f != NULL)
+		fclose(f);
+	return found;
 }

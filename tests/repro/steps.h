@@ -44,4 +44,11 @@ int steps_sends(const struct steps *s, int upto);
 /* `reject LINE`, LINE matched literally (ERE specials escaped). */
 void write_reject(FILE *f, const char *line);
 
+/* The first "### harness: FAIL: " message of a log; false if none. */
+bool first_fail(const char *log, char *out, size_t size);
+/* A FAIL message made comparable between runs: a directive's line number
+ * (to *line, else 0), what follows a ';', an audit's capture file and
+ * counts go, numbers become '#'. */
+void fail_normalise(const char *msg, char *out, size_t size, int *line);
+
 #endif
