@@ -28,6 +28,7 @@
  *                whether it fails every time
  *     -r RUNS    make repro's verifying runs (default 10)
  *     --no-repro the detection alone
+ *     --no-probes make repro on the detecting run alone
  *     --ktap     a KTAP point per mutant, ok when its outcome is the one
  *                its header's `smoke:` line says (detected|undetected),
  *                for the campaign's own test in make test
@@ -579,7 +580,8 @@ try_repro(struct mutant *m, const char *work, const char *logs, int jobs,
 			break;
 	}
 	if (!tried)
-		snprintf(m->repro, sizeof(m->repro), "no probe fails");
+		snprintf(m->repro, sizeof(m->repro), "%s",
+		         nprobes > 0 ? "no probe fails" : "no probes run");
 	m->repro_secs = now_s() - t0;
 }
 
@@ -673,6 +675,10 @@ main(int argc, char **argv)
 			repro = false;
 			continue;
 		}
+		if (strcmp(argv[i], "--no-probes") == 0) {
+			probe_list = NULL;
+			continue;
+		}
 		if (i + 1 == argc)
 			break;
 		if (strcmp(argv[i], "-w") == 0)
@@ -694,14 +700,15 @@ main(int argc, char **argv)
 	    !tree_path(work)) {
 		fprintf(stderr, "usage: mutants [-w DIR] [-l LIST] [-o REPORT] "
 		                "[-j N] [-p PROBES] [-r RUNS] [--no-repro] "
-		                "[--ktap] MUTANT...\n");
+		                "[--no-probes] [--ktap] MUTANT...\n");
 		return 2;
 	}
 	for (; i < argc; i++)
 		if (load_mutant(argv[i]) != 0)
 			return 2;
 	if (load_list(list, tests, &ntests) != 0 ||
-	    (repro && load_list(probe_list, probes, &nprobes) != 0))
+	    (repro && probe_list != NULL &&
+	     load_list(probe_list, probes, &nprobes) != 0))
 		return 2;
 	if (run("mkdir -p %s", logs) != 0 || realpath(logs, abslogs) == NULL ||
 	    !safe(abslogs))
