@@ -92,7 +92,7 @@ struct place {
 static struct place places[MAXPLACES];
 static int nplaces;
 static bool use_script; /* trials run script[] */
-static bool tracing;    /* trials boot with trace=on (the verifying ones) */
+bool tracing;
 static int max_trials = 400; /* delta debugging stops there */
 
 double
@@ -490,6 +490,31 @@ keep_trace(void)
 		    workdir, profile);
 	else
 		say("the last verifying run left no timeline in its log");
+}
+
+int
+verify(int runs, bool (*trial)(const char *why))
+{
+	int failed = 0;
+
+	tracing = true;
+	for (int r = 0; r < runs; r++)
+		failed += trial("verifying");
+	keep_trace();
+	tracing = false;
+	return failed;
+}
+
+FILE *
+reproducer_open(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL) {
+		perror(path);
+		exit(2);
+	}
+	return f;
 }
 
 void
@@ -974,10 +999,8 @@ main(int argc, char **argv)
 	shrink_to_script();
 	/* 6. deterministic?  (with the timeline on, so the last failing
 	 * run leaves its trace) */
-	tracing = true;
-	for (int r = 0; r < runs; r++)
-		failed += trial("verifying");
-	keep_trace();
+	failed = verify(runs, trial);
+	tracing = true; /* the reproducer boots as its verifying runs did */
 	command(cmd, sizeof(cmd));
 	say("%d of %d runs fail: %s", failed, runs, cmd);
 	snprintf(name, sizeof(name), "repro-%s-%ld-%s", profile,
@@ -986,11 +1009,7 @@ main(int argc, char **argv)
 		snprintf(path, sizeof(path), "tests/scenarios/%s.scn", name);
 		out = path;
 	}
-	f = fopen(out, "w");
-	if (f == NULL) {
-		perror(out);
-		return 2;
-	}
+	f = reproducer_open(out);
 	last_failure(now, sizeof(now));
 	fprintf(f,
 	        "# A reproducer made by make repro (docs/repro.md) from\n"

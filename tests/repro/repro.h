@@ -34,6 +34,13 @@ FILE *trial_scn_open(void);
 int trial_run(FILE *f);
 /* The last trial's timeline (trace=on) as Perfetto JSON beside its log. */
 void keep_trace(void);
+/* Trials boot with trace=on (the verifying ones). */
+extern bool tracing;
+/* The result run RUNS times by TRIAL (true: it failed) with the timeline
+ * on, the last one's kept; how many failed. */
+int verify(int runs, bool (*trial)(const char *why));
+/* The reproducer's file, to write (a message and exit 2 if it cannot). */
+FILE *reproducer_open(const char *path);
 
 /* The KTAP mode: LOG failed in a KTAP case (not a lifetime stress run).
  * Returns repro's exit status, or -1 if LOG is not such a run. */

@@ -37,7 +37,6 @@ static struct steps sc; /* the scenario before its ktest command */
 static char suite[64], kcase[128], sel[200]; /* SUITE, CASE, SUITE[.CASE] */
 static char bug_line[LINE]; /* the log's failure line (a report, a panic) */
 static bool by_result;      /* the case's `not ok` line is the bug */
-static bool tracing;
 /* A silent hang: the case's number in the suite's run, until a trial's
  * `not ok` line names it; trials time it out (ktest_timeout_s). */
 static int silent_case;
@@ -301,16 +300,9 @@ repro_ktap(const char *log, const char *out, int runs)
 		return 1;
 	}
 	/* each setup step left out, the last first (the boot prompt stays) */
-	for (int i = sc.n - 1; i >= 1; i--) {
-		sc.keep[i] = false;
-		if (!ktap_trial("without a setup step"))
-			sc.keep[i] = true;
-	}
+	steps_leave_out(&sc, ktap_trial);
 	say("after the setup steps: %d op(s)", kept_sends());
-	tracing = true;
-	for (int r = 0; r < runs; r++)
-		failed += ktap_trial("verifying");
-	keep_trace();
+	failed = verify(runs, ktap_trial);
 	if (out == NULL) {
 		snprintf(path, sizeof(path), "tests/scenarios/repro-%s.scn",
 		         sel);
@@ -319,11 +311,7 @@ repro_ktap(const char *log, const char *out, int runs)
 				*p = '-';
 		out = path;
 	}
-	f = fopen(out, "w");
-	if (f == NULL) {
-		perror(out);
-		return 2;
-	}
+	f = reproducer_open(out);
 	fprintf(f,
 	        "# A reproducer made by make repro (docs/repro.md) from\n"
 	        "# %s, which failed in KTAP %s %s.\n# Reduced in %d trials "
@@ -333,7 +321,6 @@ repro_ktap(const char *log, const char *out, int runs)
 	        log, one_case() ? "case" : "suite", sel, trials,
 	        one_case() ? "case alone" : "suite", kept_sends() - 1, failed,
 	        runs);
-	tracing = false;
 	write_ktap_scn(f);
 	fclose(f);
 	say("wrote %s", out);

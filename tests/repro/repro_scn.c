@@ -40,7 +40,6 @@ static char fail_msg[LINE];  /* the log's first FAIL, as it was */
 static char sig[LINE];       /* the same, normalised: what a trial shows */
 static char directive[LINE]; /* the failing directive's text, or "" */
 static int fail_step = -1;   /* its step; -1: a failure of no directive */
-static bool tracing;
 
 /* Line NO of PATH, or "". */
 static void
@@ -291,10 +290,7 @@ repro_scn(const char *log, const char *out, int runs, int max)
 		    "kept");
 	}
 	ddmin_steps(max);
-	tracing = true;
-	for (int r = 0; r < runs; r++)
-		failed += scn_trial("verifying");
-	keep_trace();
+	failed = verify(runs, scn_trial);
 	if (out == NULL) {
 		base = strrchr(scenario, '/');
 		base = base ? base + 1 : scenario;
@@ -307,11 +303,7 @@ repro_scn(const char *log, const char *out, int runs, int max)
 		         name, profile);
 		out = path;
 	}
-	f = fopen(out, "w");
-	if (f == NULL) {
-		perror(out);
-		return 2;
-	}
+	f = reproducer_open(out);
 	fprintf(f,
 	        "# A reproducer made by make repro (docs/repro.md) from\n"
 	        "# %s, which failed with:\n#   %s\n# Reduced in %d trials "
@@ -320,7 +312,6 @@ repro_scn(const char *log, const char *out, int runs, int max)
 	        "the bug is fixed.\n",
 	        log, fail_msg, trials, kept_steps(), sc.n, kept_sends(), failed,
 	        runs);
-	tracing = false;
 	write_scn_trial(f);
 	fclose(f);
 	say("wrote %s", out);

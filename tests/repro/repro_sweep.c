@@ -35,13 +35,12 @@
 #include "tests/repro/repro.h"
 #include "tests/repro/steps.h"
 
-static struct steps sc;      /* the scenario before its faultsweep command */
-static struct steps after;   /* ... and after it */
-static char fail_line[LINE]; /* the first FAIL line, as it was */
-static char sig[LINE];       /* its command, call and site */
-static char replay[LINE];    /* the point's command, ports the scenario's */
-static unsigned sweep_cmds;  /* the commands the point runs before it */
-static bool tracing;
+static struct steps sc;       /* the scenario before its faultsweep command */
+static struct steps after;    /* ... and after it */
+static char fail_line[LINE];  /* the first FAIL line, as it was */
+static char sig[LINE];        /* its command, call and site */
+static char replay[LINE];     /* the point's command, ports the scenario's */
+static unsigned sweep_cmds;   /* the commands the point runs before it */
 static char sweep_line[LINE]; /* the scenario's `send stress faultsweep` */
 
 /* Narrowing: the harness's first FAIL (normalised), the sweep's commands
@@ -442,18 +441,11 @@ repro_sweep(const char *log, const char *out, int runs)
 			return 1;
 		}
 	}
-	for (int i = sc.n - 1; i >= 1; i--) {
-		sc.keep[i] = false;
-		if (!sweep_trial("without a setup step"))
-			sc.keep[i] = true;
-	}
+	steps_leave_out(&sc, sweep_trial);
 	say("after the setup steps: %d console command(s), the point after "
 	    "%u command(s) of the sweep",
 	    steps_sends(&sc, sc.n) + 1, sweep_cmds);
-	tracing = true;
-	for (int r = 0; r < runs; r++)
-		failed += sweep_trial("verifying");
-	keep_trace();
+	failed = verify(runs, sweep_trial);
 	if (out == NULL) {
 		const char *k = strstr(replay, "point=") + 6;
 
@@ -465,11 +457,7 @@ repro_sweep(const char *log, const char *out, int runs)
 				*p = '-';
 		out = path;
 	}
-	f = fopen(out, "w");
-	if (f == NULL) {
-		perror(out);
-		return 2;
-	}
+	f = reproducer_open(out);
 	fprintf(f,
 	        "# A reproducer made by make repro (docs/repro.md) from\n"
 	        "# %s, which failed in the fault sweep:\n#   %s\n# Reduced "
@@ -479,7 +467,6 @@ repro_sweep(const char *log, const char *out, int runs)
 	        "It passes once the bug is fixed.\n",
 	        log, fail_line, trials, steps_sends(&sc, sc.n), sweep_cmds,
 	        failed, runs);
-	tracing = false;
 	write_sweep_scn(f);
 	fclose(f);
 	say("wrote %s", out);

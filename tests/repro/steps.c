@@ -147,6 +147,16 @@ steps_write(const struct steps *s, FILE *f, const char *profile,
 	}
 }
 
+void
+steps_leave_out(struct steps *s, bool (*trial)(const char *why))
+{
+	for (int i = s->n - 1; i >= 1; i--) {
+		s->keep[i] = false;
+		if (!trial("without a setup step"))
+			s->keep[i] = true;
+	}
+}
+
 int
 steps_sends(const struct steps *s, int upto)
 {

@@ -39,6 +39,9 @@ int steps_read(struct steps *s, const char *path,
  * out too (they set the waits of the steps after them). */
 void steps_write(const struct steps *s, FILE *f, const char *profile,
                  const char *extra, int upto);
+/* Each step but the first (the boot prompt) left out, the last first,
+ * if TRIAL (true: the bug showed) still fails without it. */
+void steps_leave_out(struct steps *s, bool (*trial)(const char *why));
 /* The console commands the kept steps before step UPTO send. */
 int steps_sends(const struct steps *s, int upto);
 /* `reject LINE`, LINE matched literally (ERE specials escaped). */
