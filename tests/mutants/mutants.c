@@ -8,7 +8,8 @@
  * first scenario that fails; the time to detection runs from the first
  * scenario's start to that failure.  One row per mutant, then the score.
  *
- *   mutants [-w DIR] [-l LIST] [-o REPORT] [-j N] [--ktap] MUTANT...
+ *   mutants [-w DIR] [-l LIST] [-o REPORT] [-L LOGS] [-j N] [-p PROBES]
+ *           [-r RUNS] [--no-repro] [--no-probes] [--ktap] MUTANT...
  *     -w DIR     the scratch copy (default build/mutants/tree): made from
  *                the tracked files of the tree and its build/, then kept
  *                between campaigns, so a build only redoes what a mutant
@@ -16,6 +17,8 @@
  *     -l LIST    the scenarios, one path a line, in the order they run
  *                (default tests/mutants/campaign.list; # comments)
  *     -o REPORT  a markdown table (default build/mutants/report.md)
+ *     -L LOGS    the detecting runs' logs and make repro's output, per
+ *                mutant (default build/mutants/logs)
  *     -j N       jobs for make and the harness (default 2)
  *     -p PROBES  the repro probes (default tests/mutants/probes.list):
  *                for each detected mutant, make repro (build/host/repro
@@ -511,6 +514,23 @@ failed_run(const char *log)
 	return failed;
 }
 
+/* Is the log a run of SCENARIO?  (NAME-*.log also matches the logs of
+ * NAME-more.scn: stress-faultsweep's, stress-faultsweep-point's.) */
+static bool
+of_scenario(const char *log, const char *scenario)
+{
+	char line[4096], want[FIELD + 64];
+	FILE *f = fopen(log, "r");
+	bool of = false;
+
+	snprintf(want, sizeof(want), "### harness: scenario %s, ", scenario);
+	if (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		of = strncmp(line, want, strlen(want)) == 0;
+	if (f != NULL)
+		fclose(f);
+	return of;
+}
+
 /* The detecting scenario's failed run (its logs were kept in logs/NAME/
  * at detection). */
 static bool
@@ -527,7 +547,8 @@ detecting_run(const struct mutant *m, const char *logs, char *out, size_t size)
 	if (glob(pattern, 0, NULL, &g) != 0)
 		return false;
 	for (size_t i = 0; i < g.gl_pathc && !found; i++)
-		if (failed_run(g.gl_pathv[i])) {
+		if (of_scenario(g.gl_pathv[i], m->by) &&
+		    failed_run(g.gl_pathv[i])) {
 			snprintf(out, size, "%s", g.gl_pathv[i]);
 			found = true;
 		}
@@ -687,6 +708,8 @@ main(int argc, char **argv)
 			list = argv[++i];
 		else if (strcmp(argv[i], "-o") == 0)
 			out = argv[++i];
+		else if (strcmp(argv[i], "-L") == 0)
+			logs = argv[++i];
 		else if (strcmp(argv[i], "-j") == 0)
 			jobs = atoi(argv[++i]);
 		else if (strcmp(argv[i], "-p") == 0)
@@ -697,8 +720,9 @@ main(int argc, char **argv)
 			break;
 	}
 	if (i == argc || jobs < 1 || jobs > 64 || runs < 1 || runs > 100 ||
-	    !tree_path(work)) {
+	    !tree_path(work) || !tree_path(logs)) {
 		fprintf(stderr, "usage: mutants [-w DIR] [-l LIST] [-o REPORT] "
+		                "[-L LOGS] "
 		                "[-j N] [-p PROBES] [-r RUNS] [--no-repro] "
 		                "[--no-probes] [--ktap] MUTANT...\n");
 		return 2;
