@@ -27,10 +27,12 @@
  * sweep (its line, commas for spaces: rmmod,selfput) or a context and
  * its workload (context,net_rx,tcpbulk), N the failing call (or A-B:
  * the points A to B, as many as there are, each with its checks).  With
- * point=, modules default to none, every other command of the sweep runs
- * once without injection (so the state the point met is there: the
- * module loaded, its device up), contexts and groups the key is not in
- * are left out, and the one point runs with its checks.  make repro
+ * point=, modules default to none, every command of the sweep before the
+ * point runs once without injection (so the state the point met is
+ * there: the module loaded, its device up), contexts and groups the key
+ * is not in are left out, the point runs with its checks and then its
+ * command once without injection (the sweep's last run of it, which
+ * must work again), and the rest of the sweep is left out.  make repro
  * writes its reproducer with it (docs/repro.md).
  */
 #include "lifetime/lifetime.h"
@@ -77,6 +79,7 @@ static char point_calls[24];         /* ... as given */
 static unsigned point_runs;          /* commands or contexts KEY named */
 static bool point_missed;            /* ... where call N injected nothing */
 static unsigned point_cmds;          /* commands run before the point */
+static bool point_done;              /* the point ran: the rest is left out */
 static const char *sweep_mod;        /* the module being swept, or NULL */
 /* tcpport=P: a host TCP echo server at 10.0.2.2:P for the TCP workload
  * (tcp.ko's timers and delayed ACKs run in kworker); listenport=P: where
@@ -412,8 +415,11 @@ sweep_point(struct sweep *s, int (*undo)(struct sweep *),
 {
 	int r;
 
+	if (point_done)
+		return 0;
 	if (point_is(s->line)) {
 		point_runs++;
+		point_done = true;
 		point_say(s->line);
 		for (uint32_t n = point_n; n <= point_last; n++) {
 			unsigned bad = s->bad;
@@ -913,7 +919,7 @@ sweep_context(const struct ctx_sweep *cs, unsigned *bad)
 	/* its key: "context NAME WORK" (WORK the workload's command) */
 	snprintf(what, sizeof(what), "context %s %s", cs->name,
 	         cs->tcp ? "tcpbulk" : "ping");
-	if (point_key[0] != '\0' && !point_is(what))
+	if (point_key[0] != '\0' && (point_done || !point_is(what)))
 		return 0;
 	if (cs->tcp && sweep_tcpport == 0) {
 		kprintf("stress: faultsweep: context %s (%s): skipped, no "
@@ -935,6 +941,7 @@ sweep_context(const struct ctx_sweep *cs, unsigned *bad)
 		                 work);
 	if (point_key[0] != '\0') {
 		point_runs++;
+		point_done = true;
 		point_say(what);
 		n = point_n;
 		last = point_last;
@@ -1131,7 +1138,7 @@ lt_faultsweep(int argc, char **argv)
 	sweep_tcpport = sweep_listenport = 0;
 	point_key[0] = '\0';
 	point_runs = point_cmds = 0;
-	point_missed = false;
+	point_missed = point_done = false;
 	for (int i = 2; i < argc; i++) {
 		const char *eq = strchr(argv[i], '=');
 		unsigned long v;
