@@ -81,7 +81,10 @@ steps_read(struct steps *s, const char *path, bool (*stop)(const char *line),
 				*stopped = true;
 			break;
 		}
-		if (header_line(line)) {
+		/* a reject after the first step is positional: it watches
+		 * from there on, so it stays there */
+		if (header_line(line) &&
+		    !(starts(line, "reject") && s->n > 0)) {
 			if (!append(s->header, sizeof(s->header), line))
 				goto too_long;
 		} else if (starter_line(line) || s->n == 0) {
@@ -138,7 +141,7 @@ steps_write(const struct steps *s, FILE *f, const char *profile,
 		for (const char *l = s->text[i]; *l != '\0';) {
 			const char *nl = strchr(l, '\n');
 
-			if (starts(l, "timeout") ||
+			if (starts(l, "timeout") || starts(l, "reject") ||
 			    (s->keep[i] &&
 			     (starter_line(l) || starts(l, "prompt"))))
 				fprintf(f, "%.*s\n", (int)(nl - l), l);

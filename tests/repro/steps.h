@@ -1,8 +1,9 @@
 /*
  * A scenario as make repro's trials rebuild it (docs/repro.md): its boot
- * directives and rejects (the header, kept whole), then its steps, each
- * a command with the expects, prompts and polls after it, which a trial
- * keeps or leaves out as a whole.  Shared by the KTAP mode (the steps
+ * directives and the rejects before its first step (the header, kept
+ * whole), then its steps, each a command with the expects, prompts and
+ * polls after it, which a trial keeps or leaves out as a whole (a reject
+ * among them stays where it was).  Shared by the KTAP mode (the steps
  * before the suite's `send ktest`) and the scenario mode (the steps
  * before a failing directive).
  */
@@ -35,8 +36,9 @@ bool starts(const char *line, const char *word);
 int steps_read(struct steps *s, const char *path,
                bool (*stop)(const char *line), bool *stopped);
 /* The header, EXTRA added to its first cmdline (or a cmdline of its own),
- * and every kept step before step UPTO; `timeout` lines of the steps left
- * out too (they set the waits of the steps after them). */
+ * and every kept step before step UPTO; the `timeout` and `reject` lines
+ * of the steps left out too (they set the waits of the steps after them,
+ * and what must not appear from there on). */
 void steps_write(const struct steps *s, FILE *f, const char *profile,
                  const char *extra, int upto);
 /* Each step but the first (the boot prompt) left out, the last first,
