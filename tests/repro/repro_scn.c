@@ -24,9 +24,11 @@
  *
  * A trial shows the bug when its first FAIL is the same: the same
  * directive (by its text: the trial's lines are numbered anew) failing
- * the same way, numbers aside; or the same reject, panic or audit
- * finding.  A trial that fails otherwise (a step it needed left out:
- * an earlier expect times out) does not count.
+ * the same way, numbers aside, after the failing step's command answered
+ * with the same first line; or the same reject, panic or audit finding.
+ * A trial that fails otherwise (a step it needed left out: an earlier
+ * expect times out, or the failing one does because its command now
+ * meets nothing to act on) does not count.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,7 @@ static char fail_msg[LINE];  /* the log's first FAIL, as it was */
 static char sig[LINE];       /* the same, normalised: what a trial shows */
 static char directive[LINE]; /* the failing directive's text, or "" */
 static int fail_step = -1;   /* its step; -1: a failure of no directive */
+static char answer[LINE];    /* the first line its command printed */
 
 /* Line NO of PATH, or "". */
 static void
@@ -130,7 +133,51 @@ write_scn_trial(FILE *f)
 	fprintf(f, "send poweroff\nexit success\n");
 }
 
-/* The trial's first FAIL is the log's (the same directive by its text). */
+/* The first line the console printed after it echoed CMD (its last
+ * echo before the run's first FAIL), numbers masked; "" if none. */
+static void
+first_answer(const char *log, const char *cmd, char *out, size_t size)
+{
+	char line[LINE], echo[LINE];
+	bool after = false;
+	FILE *f = fopen(log, "r");
+
+	out[0] = '\0';
+	snprintf(echo, sizeof(echo), "> %s", cmd);
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		chomp(line);
+		if (strncmp(line, "### harness: FAIL: ", 19) == 0)
+			break;
+		if (strlen(line) >= strlen(echo) &&
+		    strcmp(line + strlen(line) - strlen(echo), echo) == 0) {
+			after = true;
+			out[0] = '\0';
+		} else if (after && out[0] == '\0' && line[0] != '\0' &&
+		           strncmp(line, "###", 3) != 0) {
+			mask_numbers(line, out, size);
+		}
+	}
+	if (f != NULL)
+		fclose(f);
+}
+
+/* The failing step's command, if it is a console command ("" if not). */
+static const char *
+failing_cmd(char *out, size_t size)
+{
+	out[0] = '\0';
+	if (fail_step >= 0 && strncmp(sc.text[fail_step], "send ", 5) == 0)
+		snprintf(out, size, "%.*s",
+		         (int)strcspn(sc.text[fail_step] + 5, "\n"),
+		         sc.text[fail_step] + 5);
+	return out;
+}
+
+/* The trial's first FAIL is the log's (the same directive by its text)
+ * and the failing step's command answered as it did in the log: a
+ * directive that timed out waiting for a line also times out when a
+ * step it needed went (rmmod of a module never loaded), and its answer
+ * tells the two apart. */
 static bool
 showed_bug(void)
 {
@@ -145,6 +192,14 @@ showed_bug(void)
 		return false;
 	if (directive[0] == '\0')
 		return true;
+	if (answer[0] != '\0') {
+		char cmd[LINE], got[LINE];
+
+		first_answer(path, failing_cmd(cmd, sizeof(cmd)), got,
+		             sizeof(got));
+		if (strcmp(got, answer) != 0)
+			return false;
+	}
 	snprintf(path, sizeof(path), "%s/trial.scn", workdir);
 	line_of(path, no, text, sizeof(text));
 	return strcmp(text, directive) == 0;
@@ -267,9 +322,17 @@ repro_scn(const char *log, const char *out, int runs, int max)
 		        log, no, scenario);
 		return 2;
 	}
+	{
+		char cmd[LINE];
+
+		if (failing_cmd(cmd, sizeof(cmd))[0] != '\0')
+			first_answer(log, cmd, answer, sizeof(answer));
+	}
 	find_profiles();
 	make_workdir();
 	say("%s: profile %s, failed with: %s", log, profile, fail_msg);
+	if (answer[0] != '\0')
+		say("the failing step's command answered: %s", answer);
 	say("scenario %s: %d step(s); %s; trials in %s", scenario, sc.n,
 	    fail_step >= 0 ? "the failing directive's step kept"
 	                   : "no directive failed: every step kept",

@@ -193,7 +193,6 @@ void
 fail_normalise(const char *msg, char *out, size_t size, int *line)
 {
 	char buf[LINE], *p;
-	size_t n = 0;
 	int len = 0;
 
 	*line = 0;
@@ -211,7 +210,15 @@ fail_normalise(const char *msg, char *out, size_t size, int *line)
 			*x = '\0';
 		memmove(buf + 7, p + 2, strlen(p + 2) + 1);
 	}
-	for (p = buf; *p != '\0' && n + 2 < size;) {
+	mask_numbers(buf, out, size);
+}
+
+void
+mask_numbers(const char *in, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *p = in; *p != '\0' && n + 2 < size;) {
 		if (p[0] == '0' && p[1] == 'x') {
 			p += 2;
 			while ((*p >= '0' && *p <= '9') ||

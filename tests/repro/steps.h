@@ -55,5 +55,7 @@ bool first_fail(const char *log, char *out, size_t size);
  * (to *line, else 0), what follows a ';', an audit's capture file and
  * counts go, numbers become '#'. */
 void fail_normalise(const char *msg, char *out, size_t size, int *line);
+/* IN with every number (decimal, 0x hex) as '#'. */
+void mask_numbers(const char *in, char *out, size_t size);
 
 #endif
