@@ -307,6 +307,17 @@ static const struct e2e cases[] = {
      {0},
      0,
      NULL},
+    /* The run fails with a server left running (60 s): it must still
+     * end promptly. */
+    {"host_server_left_running",
+     "host-orphan.scn",
+     1,
+     1,
+     {"^not ok 1 - host-orphan\\[default\\] # line 7: host: 'false' exited "
+      "with status 1$"},
+     {0},
+     30,
+     NULL},
     {"missing_iso_skips",
      "iso-missing.scn",
      1,

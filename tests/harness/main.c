@@ -10,6 +10,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -193,7 +194,10 @@ start_job(struct job *j, const struct run_opts *o, int index, int total)
 
 	printf("# start %s (%d/%d)\n", j->name, index, total);
 	fflush(stdout);
-	if (pipe(p) < 0) {
+	/* close-on-exec: a host command's child (a server a scenario left
+	 * running in its own session) must not hold the report pipe, whose
+	 * end the harness reads to */
+	if (pipe2(p, O_CLOEXEC) < 0) {
 		perror("modref-harness: pipe");
 		exit(2);
 	}

@@ -960,7 +960,7 @@ open_log(struct run *R)
 		free(dir);
 	}
 	mkdir(R->o->log_dir, 0777);
-	return fopen(R->log_path, "w");
+	return fopen(R->log_path, "we"); /* not a host command's */
 }
 
 /* Drop the captures of a passing run unless the scenario asked for them;
