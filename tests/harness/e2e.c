@@ -369,6 +369,7 @@ run_harness(const struct e2e *c, char **out, int *elapsed_ms)
 	if (pid == 0) {
 		dup2(p[1], 1);
 		close(p[0]);
+		close(p[1]);
 		execv(a.v[0], a.v);
 		perror(HARNESS);
 		_exit(127);

@@ -55,6 +55,10 @@ exec_child(struct run *R, enum op op, const char *cmd, int out, int err,
 	dup2(null, 0);
 	dup2(out, 1);
 	dup2(err, 2);
+	/* Nothing else: a server the command leaves running must not hold
+	 * a pipe someone reads to its end (the harness's report pipe, or
+	 * whatever ran the harness with one). */
+	close_range(3, ~0U, 0);
 	if (op == OP_PEER)
 		execlp("ip", "ip", "netns", "exec", R->tap.ns, "/bin/sh", "-c",
 		       cmd, (char *)NULL);
