@@ -716,14 +716,14 @@ set_places(const struct op *cand, int n, const struct place *pl, int np)
 	}
 }
 
-/* The ops the last trial started (its oplog=1 lines), in order. */
+/* The ops a run started (its oplog=1 lines, in the log at PATH), in order,
+ * and its change points. */
 static int
-read_oplog(void)
+read_oplog(const char *path)
 {
-	char path[512], line[LINE];
+	char line[LINE];
 	FILE *f;
 
-	trial_log(path, sizeof(path));
 	f = fopen(path, "r");
 	if (f == NULL)
 		return -1;
@@ -850,7 +850,10 @@ shrink_to_script(void)
 		set("oplog", "0");
 		return;
 	}
-	if (read_oplog() <= 0) {
+	char path[512];
+
+	trial_log(path, sizeof(path));
+	if (read_oplog(path) <= 0) {
 		say("no ops in the last trial's log: no script");
 		set("oplog", "0");
 		return;
@@ -944,6 +947,18 @@ main(int argc, char **argv)
 		return i;
 	if (read_log(log) != 0 || read_scenario() != 0)
 		return 2;
+	/* a run of an explicit script (`stress script` + script=1): its ops
+	 * and change points from the log's op log, so that the trials send
+	 * the script too */
+	if (get("script") != NULL && strcmp(get("script"), "1") == 0) {
+		if (read_oplog(log) <= 0) {
+			say("%s: a script=1 run without its op log (oplog=1): "
+			    "cannot rebuild its script",
+			    log);
+			return 2;
+		}
+		use_script = true;
+	}
 	find_profiles();
 	make_workdir();
 	command(cmd, sizeof(cmd));
@@ -979,18 +994,21 @@ main(int argc, char **argv)
 		return 1;
 	}
 	size_line("finding a failing schedule");
-	/* 2. workers */
-	for (long w = 1; w < getnum("workers", 1); w++) {
+	/* 2. workers, 3. ops (a script run has its own: both from the
+	 * script) */
+	for (long w = 1; w < getnum("workers", 1) && !use_script; w++) {
 		char v[32];
 
 		snprintf(v, sizeof(v), "%ld", w);
 		if (try_set("workers", v, "fewer workers"))
 			break;
 	}
-	size_line("fewer workers");
-	shrink_ops();
-	size_line("fewer ops");
-	if (shrink_list("mods")) { /* the ops' targets moved */
+	if (!use_script) {
+		size_line("fewer workers");
+		shrink_ops();
+		size_line("fewer ops");
+	}
+	if (shrink_list("mods") && !use_script) { /* the ops' targets moved */
 		size_line("fewer modules");
 		shrink_ops();
 		size_line("fewer ops again");
