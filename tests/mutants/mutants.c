@@ -606,6 +606,36 @@ try_repro(struct mutant *m, const char *work, const char *logs, int jobs,
 	m->repro_secs = now_s() - t0;
 }
 
+/* A reproducer is a regression test only if it passes once the bug is
+ * gone: run it on the tree without the mutant.  One that fails there too
+ * (a timeout also shown by leaving out what made the awaited line come,
+ * say) is not counted as reduced. */
+static void
+check_sound(struct mutant *m, const char *work, const char *logs, int jobs)
+{
+	size_t len = strlen(m->repro);
+
+	fprintf(stderr, "mutants: %s: its reproducer on the tree without it\n",
+	        m->name);
+	if (run("cd %s && git checkout -q -- . && git clean -qfd -e build && "
+	        "make -s -j %d mutant-build > %s/%s.sound.log 2>&1",
+	        work, jobs, logs, m->name) != 0) {
+		m->reduced = false;
+		snprintf(m->repro + len, sizeof(m->repro) - len,
+		         "; the tree without it did not build");
+		return;
+	}
+	if (run("cd %s && build/host/modref-harness test -j %d --logs "
+	        "%s/%s/sound %s/%s.repro.scn >> %s/%s.sound.log 2>&1",
+	        work, jobs, logs, m->name, logs, m->name, logs, m->name) != 0) {
+		m->reduced = false;
+		snprintf(m->repro + len, sizeof(m->repro) - len,
+		         "; it fails without the bug too");
+		return;
+	}
+	snprintf(m->repro + len, sizeof(m->repro) - len, "; passes without it");
+}
+
 static double
 median(double *v, int n)
 {
@@ -757,6 +787,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "\n");
 		if (repro && !control && strcmp(m->status, "detected") == 0) {
 			try_repro(m, work, abslogs, jobs, runs);
+			if (m->reduced)
+				check_sound(m, work, abslogs, jobs);
 			fprintf(stderr, "mutants: %s: make repro: %s\n",
 			        m->name, m->repro);
 		}
