@@ -82,12 +82,33 @@ ftrace_line(struct writer *w, uint64_t ns, const char *marker)
 	        (unsigned)(ns % 1000000000u / 1000u), marker);
 }
 
+/* Are a and b the same once written as JSON strings?  Bytes that are no
+ * UTF-8 each become U+FFFD there, so two names the dump spells apart
+ * can be one to a reader of the JSON (the fuzzer's find). */
+static bool
+same_json(const char *a, const char *b)
+{
+	struct strbuf qa, qb;
+	bool same;
+
+	if (strcmp(a, b) == 0)
+		return true;
+	sb_init(&qa);
+	sb_init(&qb);
+	json_quote(&qa, a);
+	json_quote(&qb, b);
+	same = qa.len == qb.len && memcmp(qa.buf, qb.buf, qa.len) == 0;
+	sb_free(&qa);
+	sb_free(&qb);
+	return same;
+}
+
 static struct slice *
 find_slice(struct writer *w, const char *cat, uint32_t id)
 {
 	for (size_t i = 0; i < w->nsl; i++)
 		if (w->sl[i].open && w->sl[i].id == id &&
-		    strcmp(w->sl[i].cat, cat) == 0)
+		    same_json(w->sl[i].cat, cat))
 			return &w->sl[i];
 	return NULL;
 }
@@ -141,7 +162,7 @@ static bool
 seen_slice(struct writer *w, const char *cat, uint32_t id)
 {
 	for (size_t i = 0; i < w->nsl; i++)
-		if (w->sl[i].id == id && strcmp(w->sl[i].cat, cat) == 0)
+		if (w->sl[i].id == id && same_json(w->sl[i].cat, cat))
 			return true;
 	return false;
 }
