@@ -76,7 +76,6 @@ struct sweep {
 static char point_key[64];
 static uint32_t point_n, point_last; /* the calls: N, or A-B */
 static char point_calls[24];         /* ... as given */
-static unsigned point_runs;          /* commands or contexts KEY named */
 static bool point_missed;            /* ... where call N injected nothing */
 static unsigned point_cmds;          /* commands run before the point */
 static bool point_done;              /* the point ran: the rest is left out */
@@ -418,7 +417,6 @@ sweep_point(struct sweep *s, int (*undo)(struct sweep *),
 	if (point_done)
 		return 0;
 	if (point_is(s->line)) {
-		point_runs++;
 		point_done = true;
 		point_say(s->line);
 		for (uint32_t n = point_n; n <= point_last; n++) {
@@ -940,7 +938,6 @@ sweep_context(const struct ctx_sweep *cs, unsigned *bad)
 		                 "faultsweep: '%s' fails without injection",
 		                 work);
 	if (point_key[0] != '\0') {
-		point_runs++;
 		point_done = true;
 		point_say(what);
 		n = point_n;
@@ -1097,7 +1094,7 @@ parse_calls(const char *text)
 static int
 point_end(void)
 {
-	if (point_runs == 0)
+	if (!point_done) /* KEY named nothing of the sweep */
 		return cmd_error("stress", -ENOENT,
 		                 "faultsweep: point %s:%s: no command or "
 		                 "context of this sweep is %s",
@@ -1137,7 +1134,7 @@ lt_faultsweep(int argc, char **argv)
 	memset(site_stats, 0, sizeof(site_stats));
 	sweep_tcpport = sweep_listenport = 0;
 	point_key[0] = '\0';
-	point_runs = point_cmds = 0;
+	point_cmds = 0;
 	point_missed = point_done = false;
 	for (int i = 2; i < argc; i++) {
 		const char *eq = strchr(argv[i], '=');

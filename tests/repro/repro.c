@@ -237,16 +237,8 @@ read_log(const char *path)
 		const char *p;
 
 		chomp(line);
-		char sc[LINE], pr[128];
-
-		if (scenario[0] == '\0' &&
-		    sscanf(line,
-		           "### harness: scenario %4000[^,], profile %127s", sc,
-		           pr) == 2) {
-			snprintf(scenario, sizeof(scenario), "%s", sc);
-			snprintf(profile, sizeof(profile), "%s", pr);
+		if (read_run_header(line))
 			continue;
-		}
 		/* the run that failed: a scenario may run several */
 		if (failure[0] == '\0' &&
 		    (p = strstr(line, "stress: lifetime: run: ")) != NULL) {
@@ -515,6 +507,21 @@ reproducer_open(const char *path)
 		exit(2);
 	}
 	return f;
+}
+
+bool
+read_run_header(const char *line)
+{
+	char sc[LINE], pr[128];
+
+	if (sscanf(line, "### harness: scenario %4000[^,], profile %127s", sc,
+	           pr) != 2)
+		return false;
+	if (scenario[0] == '\0') {
+		snprintf(scenario, sizeof(scenario), "%s", sc);
+		snprintf(profile, sizeof(profile), "%s", pr);
+	}
+	return true;
 }
 
 void

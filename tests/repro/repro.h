@@ -21,6 +21,9 @@ extern int jobs, trials;
 extern double t0;
 
 double now_s(void);
+/* A log's "### harness: scenario S, profile P" line: scenario and profile
+ * taken from the first one.  True if LINE is one. */
+bool read_run_header(const char *line);
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void chomp(char *s);
 /* The scenario's profiles directory, when it has one of its own. */

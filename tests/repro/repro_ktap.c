@@ -56,17 +56,11 @@ read_ktap_log(const char *log)
 	if (f == NULL)
 		return false;
 	while (fgets(line, sizeof(line), f) != NULL) {
-		char sc[LINE], pr[128], name[128];
+		char name[128];
 		int n;
 
 		chomp(line);
-		if (scenario[0] == '\0' &&
-		    sscanf(line,
-		           "### harness: scenario %4000[^,], profile %127s", sc,
-		           pr) == 2) {
-			snprintf(scenario, LINE, "%s", sc);
-			snprintf(profile, sizeof(profile), "%s", pr);
-		}
+		read_run_header(line);
 		lifetime |= strstr(line, "stress: lifetime: run: ") != NULL;
 		/* the harness fails the run, or only the case's point */
 		failed |= strncmp(line, "### harness: FAIL", 17) == 0 ||

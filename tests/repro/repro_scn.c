@@ -67,20 +67,14 @@ line_of(const char *path, int no, char *out, size_t size)
 static bool
 read_scn_log(const char *log)
 {
-	char line[LINE], sc_[LINE], pr[128];
+	char line[LINE];
 	bool lifetime = false;
 	FILE *f = fopen(log, "r");
 	int no;
 
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
 		lifetime |= strstr(line, "stress: lifetime: run: ") != NULL;
-		if (scenario[0] == '\0' &&
-		    sscanf(line,
-		           "### harness: scenario %4000[^,], profile %127s",
-		           sc_, pr) == 2) {
-			snprintf(scenario, LINE, "%s", sc_);
-			snprintf(profile, sizeof(profile), "%s", pr);
-		}
+		read_run_header(line);
 	}
 	if (f != NULL)
 		fclose(f);

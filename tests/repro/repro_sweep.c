@@ -119,7 +119,7 @@ read_summary(const char *text, char *mod, size_t modsize)
 static bool
 read_sweep_log(const char *log)
 {
-	char line[LINE], sc_[LINE], pr[128], cmd[LINE] = "", mod[32] = "";
+	char line[LINE], cmd[LINE] = "", mod[32] = "";
 	char msg[LINE];
 	FILE *f = fopen(log, "r");
 	const char *p;
@@ -142,13 +142,7 @@ read_sweep_log(const char *log)
 		if ((p = strstr(line, "stress: faultsweep: ")) != NULL &&
 		    strstr(p, " failure points") != NULL)
 			read_summary(p + 20, mod, sizeof(mod));
-		if (scenario[0] == '\0' &&
-		    sscanf(line,
-		           "### harness: scenario %4000[^,], profile %127s",
-		           sc_, pr) == 2) {
-			snprintf(scenario, LINE, "%s", sc_);
-			snprintf(profile, sizeof(profile), "%s", pr);
-		}
+		read_run_header(line);
 		if (fail_line[0] == '\0' &&
 		    (p = strstr(line, "stress: faultsweep: FAIL: ")) != NULL)
 			snprintf(fail_line, sizeof(fail_line), "%s", p);
