@@ -8,8 +8,9 @@
  * first scenario that fails; the time to detection runs from the first
  * scenario's start to that failure.  One row per mutant, then the score.
  *
- *   mutants [-w DIR] [-l LIST] [-o REPORT] [-L LOGS] [-j N] [-p PROBES]
- *           [-r RUNS] [--no-repro] [--no-probes] [--ktap] MUTANT...
+ *   mutants [-w DIR] [-l LIST] [-o REPORT] [-L LOGS] [-j N] [-P N]
+ *           [-p PROBES] [-r RUNS] [--no-repro] [--no-probes] [--ktap]
+ *           MUTANT...
  *     -w DIR     the scratch copy (default build/mutants/tree): made from
  *                the tracked files of the tree and its build/, then kept
  *                between campaigns, so a build only redoes what a mutant
@@ -20,6 +21,8 @@
  *     -L LOGS    the detecting runs' logs and make repro's output, per
  *                mutant (default build/mutants/logs)
  *     -j N       jobs for make and the harness (default 2)
+ *     -P N       mutants at once (default 1, at most 8), each in a
+ *                scratch copy of its own: DIR, DIR.1, DIR.2, ...
  *     -p PROBES  the repro probes (default tests/mutants/probes.list):
  *                for each detected mutant, make repro (build/host/repro
  *                -r RUNS) shrinks the detecting run (a lifetime
@@ -57,6 +60,7 @@
 
 #define MAX_MUTANTS 64
 #define MAX_TESTS   64
+#define MAX_SLOTS   8
 #define FIELD       256
 
 struct mutant {
@@ -704,6 +708,141 @@ report(FILE *f)
 		        repro ? "no mutant detected" : "--no-repro");
 }
 
+/* One mutant, start to end, in its scratch copy WORK: detection, then
+ * make repro and the reproducer's run without it. */
+static void
+one_mutant(struct mutant *m, const char *work, const char *logs, int jobs,
+           int runs)
+{
+	bool control = strcmp(m->family, "control") == 0;
+
+	try_mutant(m, work, logs, jobs);
+	fprintf(stderr, "mutants: %s: %s%s%s", m->name, m->status,
+	        m->by[0] ? " by " : "", m->by);
+	if (m->by[0])
+		fprintf(stderr, " after %.0f s", m->secs);
+	fprintf(stderr, "\n");
+	if (repro && !control && strcmp(m->status, "detected") == 0) {
+		try_repro(m, work, logs, jobs, runs);
+		if (m->reduced)
+			check_sound(m, work, logs, jobs);
+		fprintf(stderr, "mutants: %s: make repro: %s\n", m->name,
+		        m->repro);
+	}
+	run("cd %s && git checkout -q -- . && git clean -qfd -e build", work);
+}
+
+static void
+ktap_line(int i)
+{
+	const struct mutant *m = &mutants[i];
+
+	printf("%sok %d %s # %s%s%s\n",
+	       m->smoke[0] == '\0' || strcmp(m->smoke, m->status) == 0 ? ""
+	                                                               : "not ",
+	       i + 1, m->name, m->status, m->by[0] ? " by " : "", m->by);
+	fflush(stdout);
+}
+
+/* The scratch copy of slot K: WORK itself, then WORK.1, WORK.2, ... */
+static void
+slot_work(char *out, size_t size, const char *work, int k)
+{
+	if (k == 0)
+		snprintf(out, size, "%s", work);
+	else
+		snprintf(out, size, "%s.%d", work, k);
+}
+
+/* Every mutant, PARALLEL at a time, each slot in its own scratch copy
+ * (the harness picks free ports and tap namespaces under a lock, so
+ * runs of different slots do not meet).  A mutant runs in a child that
+ * hands its outcome back through a pipe; the KTAP lines come in the
+ * mutants' order.  0, or -1 if a scratch copy does not build. */
+static int
+campaign(const char *work, const char *logs, int jobs, int parallel, int runs,
+         bool ktap)
+{
+	struct slot {
+		pid_t pid;
+		int fd, mutant;
+	} slot[MAX_SLOTS];
+	bool done[MAX_MUTANTS] = {false};
+	int next = 0, printed = 0, busy = 0;
+	char dir[FIELD];
+
+	if (parallel > nmutants)
+		parallel = nmutants > 0 ? nmutants : 1;
+	for (int k = 0; k < parallel; k++) {
+		slot_work(dir, sizeof(dir), work, k);
+		if (make_work(dir, jobs) != 0) {
+			fprintf(stderr,
+			        "mutants: the scratch copy %s does not build "
+			        "unmutated\n",
+			        dir);
+			return -1;
+		}
+		slot[k].pid = 0;
+	}
+	while (next < nmutants || busy > 0) {
+		int k, status;
+		pid_t pid;
+
+		for (k = 0; k < parallel && next < nmutants; k++) {
+			int p[2];
+
+			if (slot[k].pid != 0)
+				continue;
+			if (pipe(p) != 0)
+				return -1;
+			fflush(NULL);
+			pid = fork();
+			if (pid < 0)
+				return -1;
+			if (pid == 0) {
+				struct mutant *m = &mutants[next];
+
+				close(p[0]);
+				slot_work(dir, sizeof(dir), work, k);
+				one_mutant(m, dir, logs, jobs, runs);
+				if (write(p[1], m, sizeof(*m)) !=
+				    (ssize_t)sizeof(*m))
+					_exit(1);
+				_exit(0);
+			}
+			close(p[1]);
+			slot[k] = (struct slot){pid, p[0], next++};
+			busy++;
+		}
+		pid = wait(&status);
+		if (pid < 0)
+			return -1;
+		for (k = 0; k < parallel && slot[k].pid != pid; k++)
+			;
+		if (k == parallel)
+			continue;
+		/* the child's outcome; a child that died leaves the
+		 * mutant as it was loaded, "broke" */
+		struct mutant *m = &mutants[slot[k].mutant];
+		struct mutant got;
+
+		if (read(slot[k].fd, &got, sizeof(got)) == (ssize_t)sizeof(got))
+			*m = got;
+		else
+			m->status = "broke";
+		close(slot[k].fd);
+		done[slot[k].mutant] = true;
+		slot[k].pid = 0;
+		busy--;
+		while (printed < nmutants && done[printed]) {
+			if (ktap)
+				ktap_line(printed);
+			printed++;
+		}
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -713,7 +852,7 @@ main(int argc, char **argv)
 	           *logs = "build/mutants/logs",
 	           *probe_list = "tests/mutants/probes.list";
 	bool ktap = false, broken = false;
-	int jobs = 2, i, runs = 10;
+	int jobs = 2, parallel = 1, i, runs = 10;
 	char abslogs[4096];
 	FILE *f;
 
@@ -742,6 +881,8 @@ main(int argc, char **argv)
 			logs = argv[++i];
 		else if (strcmp(argv[i], "-j") == 0)
 			jobs = atoi(argv[++i]);
+		else if (strcmp(argv[i], "-P") == 0)
+			parallel = atoi(argv[++i]);
 		else if (strcmp(argv[i], "-p") == 0)
 			probe_list = argv[++i];
 		else if (strcmp(argv[i], "-r") == 0)
@@ -749,11 +890,13 @@ main(int argc, char **argv)
 		else
 			break;
 	}
-	if (i == argc || jobs < 1 || jobs > 64 || runs < 1 || runs > 100 ||
+	if (i == argc || jobs < 1 || jobs > 64 || parallel < 1 ||
+	    parallel > MAX_SLOTS || runs < 1 || runs > 100 ||
 	    !tree_path(work) || !tree_path(logs)) {
 		fprintf(stderr, "usage: mutants [-w DIR] [-l LIST] [-o REPORT] "
 		                "[-L LOGS] "
-		                "[-j N] [-p PROBES] [-r RUNS] [--no-repro] "
+		                "[-j N] [-P N] [-p PROBES] [-r RUNS] "
+		                "[--no-repro] "
 		                "[--no-probes] [--ktap] MUTANT...\n");
 		return 2;
 	}
@@ -767,44 +910,14 @@ main(int argc, char **argv)
 	if (run("mkdir -p %s", logs) != 0 || realpath(logs, abslogs) == NULL ||
 	    !safe(abslogs))
 		return fprintf(stderr, "mutants: cannot use %s\n", logs), 2;
-	if (make_work(work, jobs) != 0)
-		return fprintf(stderr,
-		               "mutants: the scratch copy %s does not "
-		               "build unmutated\n",
-		               work),
-		       1;
 	if (ktap)
 		printf("KTAP version 1\n1..%d\n", nmutants);
-	for (i = 0; i < nmutants; i++) {
-		struct mutant *m = &mutants[i];
-		bool control = strcmp(m->family, "control") == 0;
-
-		try_mutant(m, work, abslogs, jobs);
-		fprintf(stderr, "mutants: %s: %s%s%s", m->name, m->status,
-		        m->by[0] ? " by " : "", m->by);
-		if (m->by[0])
-			fprintf(stderr, " after %.0f s", m->secs);
-		fprintf(stderr, "\n");
-		if (repro && !control && strcmp(m->status, "detected") == 0) {
-			try_repro(m, work, abslogs, jobs, runs);
-			if (m->reduced)
-				check_sound(m, work, abslogs, jobs);
-			fprintf(stderr, "mutants: %s: make repro: %s\n",
-			        m->name, m->repro);
-		}
-		if (control && strcmp(m->status, "undetected") != 0)
+	if (campaign(work, abslogs, jobs, parallel, runs, ktap) != 0)
+		return 1;
+	for (i = 0; i < nmutants; i++)
+		if (strcmp(mutants[i].family, "control") == 0 &&
+		    strcmp(mutants[i].status, "undetected") != 0)
 			broken = true;
-		if (ktap)
-			printf("%sok %d %s # %s%s%s\n",
-			       m->smoke[0] == '\0' ||
-			               strcmp(m->smoke, m->status) == 0
-			           ? ""
-			           : "not ",
-			       i + 1, m->name, m->status,
-			       m->by[0] ? " by " : "", m->by);
-		fflush(stdout);
-	}
-	run("cd %s && git checkout -q -- . && git clean -qfd -e build", work);
 	f = fopen(out, "w");
 	if (f != NULL) {
 		report(f);
