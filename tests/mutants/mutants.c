@@ -9,8 +9,8 @@
  * scenario's start to that failure.  One row per mutant, then the score.
  *
  *   mutants [-w DIR] [-l LIST] [-o REPORT] [-L LOGS] [-j N] [-P N]
- *           [-p PROBES] [-r RUNS] [--no-repro] [--no-probes] [--ktap]
- *           MUTANT...
+ *           [-p PROBES] [-r RUNS] [-T SECS] [--no-repro] [--no-probes]
+ *           [--ktap] MUTANT...
  *     -w DIR     the scratch copy (default build/mutants/tree): made from
  *                the tracked files of the tree and its build/, then kept
  *                between campaigns, so a build only redoes what a mutant
@@ -33,6 +33,9 @@
  *                table says to how many ops, from which run, and
  *                whether it fails every time
  *     -r RUNS    make repro's verifying runs (default 10)
+ *     -T SECS    make repro's time for delta debugging, per run it
+ *                shrinks (default 1800): a scenario whose trials take
+ *                half a minute would otherwise use its 400 trials
  *     --no-repro the detection alone
  *     --no-probes make repro on the detecting run alone
  *     --ktap     a KTAP point per mutant, ok when its outcome is the one
@@ -91,8 +94,9 @@ static int ntests;
  * schedules, whose first failure make repro shrinks */
 static char probes[MAX_TESTS][FIELD];
 static int nprobes;
-static bool repro = true; /* --no-repro: off */
-#define REDUCED_OPS 10    /* the bar for a reduced reproducer */
+static bool repro = true;       /* --no-repro: off */
+static int repro_budget = 1800; /* -T: make repro's delta debugging, s */
+#define REDUCED_OPS 10          /* the bar for a reduced reproducer */
 
 static double
 now_s(void)
@@ -464,9 +468,9 @@ repro_on(struct mutant *m, const char *work, const char *logs, int runs,
 
 	fprintf(stderr, "mutants: %s: make repro on %s %s\n", m->name, what,
 	        log);
-	run("cd %s && build/host/repro -r %d -o %s/%s.repro.scn %s 2> "
+	run("cd %s && build/host/repro -r %d -T %d -o %s/%s.repro.scn %s 2> "
 	    "%s/%s.repro.err",
-	    work, runs, logs, m->name, log, logs, m->name);
+	    work, runs, repro_budget, logs, m->name, log, logs, m->name);
 	snprintf(m->repro, sizeof(m->repro), "repro broke (see %s.repro.err)",
 	         m->name);
 	snprintf(path, sizeof(path), "%s/%s.repro.err", logs, m->name);
@@ -887,15 +891,17 @@ main(int argc, char **argv)
 			probe_list = argv[++i];
 		else if (strcmp(argv[i], "-r") == 0)
 			runs = atoi(argv[++i]);
+		else if (strcmp(argv[i], "-T") == 0)
+			repro_budget = atoi(argv[++i]);
 		else
 			break;
 	}
 	if (i == argc || jobs < 1 || jobs > 64 || parallel < 1 ||
 	    parallel > MAX_SLOTS || runs < 1 || runs > 100 ||
-	    !tree_path(work) || !tree_path(logs)) {
+	    repro_budget < 1 || !tree_path(work) || !tree_path(logs)) {
 		fprintf(stderr, "usage: mutants [-w DIR] [-l LIST] [-o REPORT] "
 		                "[-L LOGS] "
-		                "[-j N] [-P N] [-p PROBES] [-r RUNS] "
+		                "[-j N] [-P N] [-p PROBES] [-r RUNS] [-T SECS] "
 		                "[--no-repro] "
 		                "[--no-probes] [--ktap] MUTANT...\n");
 		return 2;

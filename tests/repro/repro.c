@@ -33,10 +33,12 @@
  * oplog lines) are printed as the script.  Trials run in
  * build/repro/PID.
  *
- *   repro [-o SCN] [-r RUNS] [-s SEEDS] [-j JOBS] [-m MAXTRIALS] LOG
+ *   repro [-o SCN] [-r RUNS] [-s SEEDS] [-j JOBS] [-m MAXTRIALS] [-T SECS]
+ *         LOG
  *
- * -m bounds the trials delta debugging may use (default 400): it keeps
- * the smallest failing script found by then.
+ * -m bounds the trials delta debugging may use (default 400), -T its
+ * time from the start (default none): it keeps the smallest failing
+ * script found by then.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -94,6 +96,7 @@ static int nplaces;
 static bool use_script; /* trials run script[] */
 bool tracing;
 static int max_trials = 400; /* delta debugging stops there */
+static double max_secs;      /* -T: and after this long (0: never) */
 
 double
 now_s(void)
@@ -114,6 +117,24 @@ say(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/* May delta debugging try one more trial?  Within -m trials and -T
+ * seconds: past them the smallest failing run so far is the result
+ * (said once). */
+bool
+reducing(void)
+{
+	static bool said;
+
+	if (trials < max_trials && (max_secs <= 0 || now_s() - t0 < max_secs))
+		return true;
+	if (!said)
+		say("the budget is spent (%d trials, %.0f s): the smallest "
+		    "failing run so far is the result",
+		    trials, now_s() - t0);
+	said = true;
+	return false;
 }
 
 void
@@ -797,7 +818,7 @@ script_trial(const struct op *cand, int n, const struct place *pl, int np,
 static void
 shrink_places(void)
 {
-	for (int k = 0; k < nplaces && trials < max_trials; k++) {
+	for (int k = 0; k < nplaces && reducing(); k++) {
 		struct place cand[MAXPLACES];
 		int n = 0;
 
@@ -818,12 +839,11 @@ ddmin(void)
 {
 	int gran = 2;
 
-	while (nscript >= 2 && trials < max_trials) {
+	while (nscript >= 2 && reducing()) {
 		int chunk = (nscript + gran - 1) / gran;
 		bool reduced = false;
 
-		for (int start = 0;
-		     start < nscript && !reduced && trials < max_trials;
+		for (int start = 0; start < nscript && !reduced && reducing();
 		     start += chunk) {
 			struct op cand[MAXOPS];
 			int n = 0;
@@ -929,13 +949,16 @@ main(int argc, char **argv)
 			jobs = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "-m") == 0)
 			max_trials = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "-T") == 0)
+			max_secs = atof(argv[i + 1]);
 		else
 			break;
 	}
 	if (i + 1 != argc || runs < 1 || runs > 100 || seeds < 0 ||
-	    max_trials < 1 || seeds > 1000 || jobs < 1 || jobs > 16) {
+	    max_trials < 1 || seeds > 1000 || jobs < 1 || jobs > 16 ||
+	    max_secs < 0) {
 		fprintf(stderr, "usage: repro [-o SCN] [-r RUNS] [-s SEEDS] "
-		                "[-j JOBS] [-m MAXTRIALS] LOG\n");
+		                "[-j JOBS] [-m MAXTRIALS] [-T SECS] LOG\n");
 		return 2;
 	}
 	log = argv[i];
@@ -949,7 +972,7 @@ main(int argc, char **argv)
 	if (i >= 0)
 		return i;
 	/* any other failed scenario run: its steps (repro_scn.c) */
-	i = repro_scn(log, out, runs, max_trials);
+	i = repro_scn(log, out, runs);
 	if (i >= 0)
 		return i;
 	if (read_log(log) != 0 || read_scenario() != 0)

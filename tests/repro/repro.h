@@ -25,6 +25,8 @@ double now_s(void);
  * taken from the first one.  True if LINE is one. */
 bool read_run_header(const char *line);
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* May delta debugging try one more trial (-m trials, -T seconds)? */
+bool reducing(void);
 void chomp(char *s);
 /* The scenario's profiles directory, when it has one of its own. */
 void find_profiles(void);
@@ -57,6 +59,6 @@ int repro_sweep(const char *log, const char *out, int runs);
 /* The scenario mode: LOG is a failed run of a scenario, neither in a KTAP
  * case nor in a lifetime stress run; its steps shrunk, at most MAX
  * trials.  Returns repro's exit status, or -1 if LOG is no such run. */
-int repro_scn(const char *log, const char *out, int runs, int max);
+int repro_scn(const char *log, const char *out, int runs);
 
 #endif

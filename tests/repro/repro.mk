@@ -11,8 +11,10 @@ $(HOSTBIN)/repro: tests/repro/repro.c tests/repro/repro_ktap.c tests/repro/repro
 host: $(HOSTBIN)/repro
 
 REPRO_RUNS ?= 10
+# Delta debugging's time, s (0: bounded by its 400 trials alone).
+REPRO_SECS ?= 0
 repro: deps all
 	@test -n "$(LOG)" || { echo "usage: make repro LOG=build/stress/logs/X.log"; exit 2; }
-	$(HOSTBIN)/repro -r $(REPRO_RUNS) $(LOG)
+	$(HOSTBIN)/repro -r $(REPRO_RUNS) -T $(REPRO_SECS) $(LOG)
 
 .PHONY: repro

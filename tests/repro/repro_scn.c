@@ -255,19 +255,18 @@ scn_trial(const char *why)
 /* ddmin over the steps that are not fixed: a chunk goes when the run
  * still fails without it (complements only, the common reduction). */
 static void
-ddmin_steps(int max)
+ddmin_steps(void)
 {
 	int cand[MAXSTEPS], nc = 0, chunks = 2;
 
 	for (int i = 0; i < sc.n; i++)
 		if (!fixed(i) && (fail_step < 0 || i < fail_step))
 			cand[nc++] = i;
-	while (nc > 0 && trials < max) {
+	while (nc > 0 && reducing()) {
 		int size = (nc + chunks - 1) / chunks;
 		bool reduced = false;
 
-		for (int c = 0; c * size < nc && !reduced && trials < max;
-		     c++) {
+		for (int c = 0; c * size < nc && !reduced && reducing(); c++) {
 			int lo = c * size, hi = lo + size < nc ? lo + size : nc;
 
 			for (int k = lo; k < hi; k++)
@@ -294,7 +293,7 @@ ddmin_steps(int max)
 }
 
 int
-repro_scn(const char *log, const char *out, int runs, int max)
+repro_scn(const char *log, const char *out, int runs)
 {
 	char path[512], name[256];
 	const char *base;
@@ -346,7 +345,7 @@ repro_scn(const char *log, const char *out, int runs, int max)
 		say("it needs their checks (a wait for something to happen): "
 		    "kept");
 	}
-	ddmin_steps(max);
+	ddmin_steps();
 	failed = verify(runs, scn_trial);
 	if (out == NULL) {
 		base = strrchr(scenario, '/');
