@@ -112,6 +112,15 @@ too_long:
 	return -1;
 }
 
+/* A check that waits for something to happen in its time (a poll, an
+ * expect with its own timeout), which a bare step keeps if bare_waits. */
+static bool
+wait_line(const char *l)
+{
+	return starts(l, "poll") ||
+	       (starts(l, "expect") && strncmp(l + 6, " -t ", 4) == 0);
+}
+
 void
 steps_write(const struct steps *s, FILE *f, const char *profile,
             const char *extra, int upto)
@@ -143,7 +152,8 @@ steps_write(const struct steps *s, FILE *f, const char *profile,
 
 			if (starts(l, "timeout") || starts(l, "reject") ||
 			    (s->keep[i] &&
-			     (starter_line(l) || starts(l, "prompt"))))
+			     (starter_line(l) || starts(l, "prompt") ||
+			      (s->bare_waits && wait_line(l)))))
 				fprintf(f, "%.*s\n", (int)(nl - l), l);
 			l = nl + 1;
 		}

@@ -25,6 +25,10 @@ struct steps {
 	 * poll, ktap): a step the bug needs for what it does, not for what
 	 * it checks */
 	bool bare[MAXSTEPS];
+	/* and a bare step keeps its waits: polls and expects with a
+	 * timeout of their own (`expect -t N`: a line that comes in its
+	 * time, such as a lease or a timer), not its answers' checks */
+	bool bare_waits;
 	int n;
 };
 
