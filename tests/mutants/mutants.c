@@ -28,8 +28,9 @@
  *                -r RUNS) shrinks the detecting run (a lifetime
  *                stress run, a KTAP case, a fault sweep point or a
  *                scenario's steps), and if that is not reduced the
- *                first failing run of these lifetime stress
- *                scenarios under controlled schedules, in order; the
+ *                failing runs of these lifetime stress scenarios under
+ *                controlled schedules, then of the scenarios after
+ *                the detecting one, in order, until one is; the
  *                table says to how many ops, from which run, and
  *                whether it fails every time
  *     -r RUNS    make repro's verifying runs (default 10)
@@ -37,7 +38,8 @@
  *                shrinks (default 1800): a scenario whose trials take
  *                half a minute would otherwise use its 400 trials
  *     --no-repro the detection alone
- *     --no-probes make repro on the detecting run alone
+ *     --no-probes make repro on the detecting run alone (no probes,
+ *                no later scenarios)
  *     --ktap     a KTAP point per mutant, ok when its outcome is the one
  *                its header's `smoke:` line says (detected|undetected),
  *                for the campaign's own test in make test
@@ -564,16 +566,52 @@ detecting_run(const struct mutant *m, const char *logs, char *out, size_t size)
 	return found;
 }
 
-/* The detecting run, then the probes in order on the mutant's build: make
- * repro on each failing one until one is reduced. */
+/* One more run for make repro on the mutant's build: scenario SCN in
+ * its own log directory; make repro on its failed run (WHAT says which
+ * kind, for the table).  -1: it passed; else whether it was reduced. */
+static int
+probe(struct mutant *m, const char *work, const char *logs, int jobs, int runs,
+      const char *scn, const char *what)
+{
+	char failed[FIELD * 2], line[4096], path[4096 + FIELD * 2];
+	FILE *f;
+
+	fprintf(stderr, "mutants: %s: %s %s\n", m->name, what, scn);
+	snprintf(path, sizeof(path), "%s/%s.probe.out", logs, m->name);
+	if (run("cd %s && build/host/modref-harness test -j %d --logs "
+	        "%s/%s/probes %s > %s 2>&1",
+	        work, jobs, logs, m->name, scn, path) == 0)
+		return -1;
+	/* "# FAILED NAME[PROFILE] (log: PATH)": its log */
+	failed[0] = '\0';
+	f = fopen(path, "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		char *l = strstr(line, "(log: ");
+
+		if (strncmp(line, "# FAILED ", 9) == 0 && l != NULL &&
+		    sscanf(l + 6, "%511[^)]", failed) == 1)
+			break;
+	}
+	if (f != NULL)
+		fclose(f);
+	if (failed[0] == '\0')
+		return -1;
+	return repro_on(m, work, logs, runs, failed, what);
+}
+
+/* The detecting run, then the probes in order on the mutant's build, then
+ * the campaign's scenarios after the detecting one (a bug its first
+ * scenario shows only now and then, by the order of two lines, may fail
+ * another every time): make repro on each failing one until one is
+ * reduced, while the phase is within twice make repro's budget. */
 static void
 try_repro(struct mutant *m, const char *work, const char *logs, int jobs,
           int runs)
 {
-	char failed[FIELD * 2], line[4096], path[4096 + FIELD * 2];
+	char path[4096 + FIELD * 2];
 	double t0 = now_s();
-	bool tried = false;
-	FILE *f;
+	bool tried = false, after = false;
+	int r = -1;
 
 	m->repro_ops = -1;
 	if (detecting_run(m, logs, path, sizeof(path))) {
@@ -583,30 +621,19 @@ try_repro(struct mutant *m, const char *work, const char *logs, int jobs,
 			return;
 		}
 	}
-	for (int i = 0; i < nprobes; i++) {
-		fprintf(stderr, "mutants: %s: probe %s\n", m->name, probes[i]);
-		snprintf(path, sizeof(path), "%s/%s.probe.out", logs, m->name);
-		if (run("cd %s && build/host/modref-harness test -j %d --logs "
-		        "%s/%s/probes %s > %s 2>&1",
-		        work, jobs, logs, m->name, probes[i], path) == 0)
-			continue;
-		/* "# FAILED NAME[PROFILE] (log: PATH)": its log */
-		failed[0] = '\0';
-		f = fopen(path, "r");
-		while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
-			char *l = strstr(line, "(log: ");
-
-			if (strncmp(line, "# FAILED ", 9) == 0 && l != NULL &&
-			    sscanf(l + 6, "%511[^)]", failed) == 1)
-				break;
+	for (int i = 0; i < nprobes && r != 1; i++) {
+		r = probe(m, work, logs, jobs, runs, probes[i], "a probe");
+		tried |= r >= 0;
+	}
+	for (int i = 0; i < ntests && nprobes > 0 && r != 1 &&
+	                now_s() - t0 < 2.0 * repro_budget;
+	     i++) {
+		if (after) {
+			r = probe(m, work, logs, jobs, runs, tests[i],
+			          "a later scenario");
+			tried |= r >= 0;
 		}
-		if (f != NULL)
-			fclose(f);
-		if (failed[0] == '\0')
-			continue;
-		tried = true;
-		if (repro_on(m, work, logs, runs, failed, "a probe"))
-			break;
+		after |= strcmp(tests[i], m->by) == 0;
 	}
 	if (!tried)
 		snprintf(m->repro, sizeof(m->repro), "%s",

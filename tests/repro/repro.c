@@ -231,7 +231,7 @@ parse_command(const char *line)
 
 /* A line of a stress run's log that says it failed: a report, a
  * panic, a broken invariant, the stress's own verdict. */
-static bool
+bool
 is_failure_line(const char *line)
 {
 	return strstr(line, "stress: FAIL") != NULL ||

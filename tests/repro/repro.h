@@ -25,6 +25,9 @@ double now_s(void);
  * taken from the first one.  True if LINE is one. */
 bool read_run_header(const char *line);
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Does a line of a lifetime stress run say it failed (a report, a
+ * panic, a broken invariant, the stress's verdict)? */
+bool is_failure_line(const char *line);
 /* May delta debugging try one more trial (-m trials, -T seconds)? */
 bool reducing(void);
 void chomp(char *s);

@@ -65,17 +65,22 @@ line_of(const char *path, int no, char *out, size_t size)
 }
 
 /* Scenario, profile and the first failure; false if the log is no failed
- * run of a scenario (or a lifetime stress run: repro.c's). */
+ * run of a scenario, or a lifetime stress run that failed (repro.c's).
+ * A lifetime run that passed in a scenario that failed (an expect of
+ * its op log's order that timed out) is the scenario's. */
 static bool
 read_scn_log(const char *log)
 {
 	char line[LINE];
-	bool lifetime = false;
+	bool in_run = false, lifetime = false;
 	FILE *f = fopen(log, "r");
 	int no;
 
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
-		lifetime |= strstr(line, "stress: lifetime: run: ") != NULL;
+		if (strncmp(line, "### harness: FAIL", 17) == 0)
+			break;
+		in_run |= strstr(line, "stress: lifetime: run: ") != NULL;
+		lifetime |= in_run && is_failure_line(line);
 		read_run_header(line);
 	}
 	if (f != NULL)
