@@ -53,11 +53,13 @@
  */
 #include <errno.h>
 #include <glob.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -833,6 +835,11 @@ campaign(const char *work, const char *logs, int jobs, int parallel, int runs,
 			if (pid == 0) {
 				struct mutant *m = &mutants[next];
 
+				/* a campaign stopped stops its mutants
+				 * (not only the scenario they run) */
+				prctl(PR_SET_PDEATHSIG, SIGTERM);
+				if (getppid() == 1)
+					_exit(1);
 				close(p[0]);
 				slot_work(dir, sizeof(dir), work, k);
 				one_mutant(m, dir, logs, jobs, runs);
