@@ -88,6 +88,7 @@ struct mutant {
 	long repro_ops;    /* the script's ops, -1: none */
 	bool reduced;      /* to at most REDUCED_OPS, failing every run */
 	double repro_secs; /* probes and make repro */
+	int repro_runs;    /* make repro's runs so far */
 };
 
 static struct mutant mutants[MAX_MUTANTS];
@@ -472,6 +473,13 @@ repro_on(struct mutant *m, const char *work, const char *logs, int runs,
 
 	fprintf(stderr, "mutants: %s: make repro on %s %s\n", m->name, what,
 	        log);
+	/* an earlier run's output stays, as NAME.repro-K.err/.scn: the
+	 * last is the one the table names */
+	if (m->repro_runs > 0)
+		run("cd %s && for x in err scn; do [ -f %s.repro.$x ] && mv "
+		    "%s.repro.$x %s.repro-%d.$x; done; true",
+		    logs, m->name, m->name, m->name, m->repro_runs);
+	m->repro_runs++;
 	run("cd %s && build/host/repro -r %d -T %d -o %s/%s.repro.scn %s 2> "
 	    "%s/%s.repro.err",
 	    work, runs, repro_budget, logs, m->name, log, logs, m->name);
