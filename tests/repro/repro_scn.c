@@ -18,9 +18,12 @@
  *      lease, a timer, a client that connected), not their answers'
  *      checks (a step whose check fails once a step before it goes
  *      would otherwise stay with it), if the run still fails so; then
- *      delta debugging
- *      (ddmin, Zeller and Hildebrandt 2002) over those steps: chunks of
- *      steps, then single ones, go while the run still fails
+ *      delta debugging (ddmin, Zeller and Hildebrandt 2002) over those
+ *      steps: chunks of steps, then single ones, go while the run still
+ *      fails; when a trial fails instead at a wait of a step it kept
+ *      (it needed one that went), that step goes too and the trial
+ *      runs again, up to 4 times: a pair that needs each other (a
+ *      probe, and the unload whose wait sees it refused) goes together
  *   4. the result run R times with the timeline on: it must fail every
  *      time
  *
@@ -281,8 +284,75 @@ scn_trial(const char *why)
 	return bug;
 }
 
+/* The kept step (not a fixed one) whose check the last trial failed
+ * at, if that was not the bug's directive: a step that needed one that
+ * went.  -1 if none (the trial failed otherwise, or passed). */
+static int
+step_that_failed(void)
+{
+	char path[512], msg[LINE], norm[LINE], text[LINE];
+	size_t len;
+	int no;
+
+	snprintf(path, sizeof(path), "%s/logs/trial-%s.log", workdir, profile);
+	if (!first_fail(path, msg, sizeof(msg)))
+		return -1;
+	fail_normalise(msg, norm, sizeof(norm), &no);
+	snprintf(path, sizeof(path), "%s/trial.scn", workdir);
+	line_of(path, no, text, sizeof(text));
+	len = strlen(text);
+	if (no <= 0 || len == 0 || strcmp(text, directive) == 0)
+		return -1;
+	for (int i = 0; i < sc.n; i++) {
+		const char *t = sc.text[i];
+
+		if (fixed(i) || !sc.keep[i] ||
+		    (fail_step >= 0 && i > fail_step))
+			continue;
+		for (; (t = strstr(t, text)) != NULL; t += len)
+			if ((t == sc.text[i] || t[-1] == '\n') &&
+			    (t[len] == '\n' || t[len] == '\0'))
+				return i;
+	}
+	return -1;
+}
+
+/* The steps in GO left out; if the trial then fails at the check of a
+ * kept step instead (it needed one of them: a wait for what a left-out
+ * step did), that step goes too, and again, a few times.  ddmin alone
+ * keeps such a pair for ever: neither goes without the other.  True
+ * (and the steps left out) if the bug showed. */
+#define CASCADE 4
+static bool
+without(const int *go, int n)
+{
+	int extra[CASCADE], ne = 0;
+
+	for (int k = 0; k < n; k++)
+		sc.keep[go[k]] = false;
+	for (;;) {
+		int j;
+
+		if (scn_trial(ne == 0
+		                  ? "without some steps"
+		                  : "and the steps whose checks needed them"))
+			return true;
+		if (ne == CASCADE || !reducing() ||
+		    (j = step_that_failed()) < 0)
+			break;
+		sc.keep[j] = false;
+		extra[ne++] = j;
+	}
+	for (int k = 0; k < n; k++)
+		sc.keep[go[k]] = true;
+	for (int k = 0; k < ne; k++)
+		sc.keep[extra[k]] = true;
+	return false;
+}
+
 /* ddmin over the steps that are not fixed: a chunk goes when the run
- * still fails without it (complements only, the common reduction). */
+ * still fails without it (complements only, the common reduction), with
+ * the steps whose checks then fail (without()). */
 static void
 ddmin_steps(void)
 {
@@ -298,17 +368,16 @@ ddmin_steps(void)
 		for (int c = 0; c * size < nc && !reduced && reducing(); c++) {
 			int lo = c * size, hi = lo + size < nc ? lo + size : nc;
 
-			for (int k = lo; k < hi; k++)
-				sc.keep[cand[k]] = false;
-			if (scn_trial("without some steps")) {
-				memmove(cand + lo, cand + hi,
-				        (size_t)(nc - hi) * sizeof(*cand));
-				nc -= hi - lo;
+			if (without(cand + lo, hi - lo)) {
+				/* what is left: cascaded steps went too */
+				int k = 0;
+
+				for (int i = 0; i < nc; i++)
+					if (sc.keep[cand[i]])
+						cand[k++] = cand[i];
+				nc = k;
 				chunks = chunks > 2 ? chunks - 1 : 2;
 				reduced = true;
-			} else {
-				for (int k = lo; k < hi; k++)
-					sc.keep[cand[k]] = true;
 			}
 		}
 		if (reduced)
