@@ -20,10 +20,11 @@
  *   4. the result run R times with the timeline on: it must fail every
  *      time
  *
- * A trial shows the bug when its log has the case's `not ok` line or,
- * when the run died in it, the log's own failure line again (a report,
- * a panic); one that fails otherwise (a step it needed left out) does
- * not.
+ * A trial shows the bug when its log has the case's `not ok` line, or
+ * that case's first diagnostic (a run may die after it: the case's
+ * failure, then a panic in what it left behind), or, when the run died
+ * in it, the log's own failure line again (a report, a panic); one that
+ * fails otherwise (a step it needed left out) does not.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,6 +38,9 @@ static struct steps sc; /* the scenario before its ktest command */
 static char suite[64], kcase[128], sel[200]; /* SUITE, CASE, SUITE[.CASE] */
 static char bug_line[LINE]; /* the log's failure line (a report, a panic) */
 static bool by_result;      /* the case's `not ok` line is the bug */
+/* and its first diagnostic (numbers masked): a trial that died after it
+ * (the case's failure, then a panic in what it left behind) showed it */
+static char case_diag[LINE];
 /* A silent hang: the case's number in the suite's run, until a trial's
  * `not ok` line names it; trials time it out (ktest_timeout_s). */
 static int silent_case;
@@ -103,6 +107,10 @@ read_ktap_log(const char *log)
 			snprintf(kcase, sizeof(kcase), "%s",
 			         prefixed ? dot + 1 : name);
 			by_result = true;
+			if (strcmp(running, name) == 0 ||
+			    strcmp(running, kcase) == 0)
+				mask_numbers(diag, case_diag,
+				             sizeof(case_diag));
 		}
 		if (suite[0] == '\0' && bug_line[0] == '\0' && cur[0] != '\0' &&
 		    (strstr(line, "KERNEL PANIC") != NULL ||
@@ -226,6 +234,16 @@ showed_bug(void)
 		if (!by_result) {
 			seen = strstr(line, bug_line) != NULL;
 			continue;
+		}
+		if (case_diag[0] != '\0' &&
+		    strncmp(line, "        # ", 10) == 0) {
+			char masked[LINE];
+
+			mask_numbers(line + 8, masked, sizeof(masked));
+			if (strcmp(masked, case_diag) == 0) {
+				seen = true;
+				continue;
+			}
 		}
 		if (sscanf(line, "    not ok %d%n", &n, &len) != 1 ||
 		    len == 0 || (silent_case > 0 && !timed_out))
