@@ -37,6 +37,9 @@
  *     -T SECS    make repro's time for delta debugging, per run it
  *                shrinks (default 1800): a scenario whose trials take
  *                half a minute would otherwise use its 400 trials
+ * make repro gets this tree, built and without the mutant, as its tree
+ * without the bug (-S): a scenario trial that fails there too is not
+ * the bug's.
  *     --no-repro the detection alone
  *     --no-probes make repro on the detecting run alone (no probes,
  *                no later scenarios)
@@ -101,7 +104,9 @@ static char probes[MAX_TESTS][FIELD];
 static int nprobes;
 static bool repro = true;       /* --no-repro: off */
 static int repro_budget = 1800; /* -T: make repro's delta debugging, s */
-#define REDUCED_OPS 10          /* the bar for a reduced reproducer */
+/* this tree, built: make repro's tree without the bug (-S) */
+static char root[4096];
+#define REDUCED_OPS 10 /* the bar for a reduced reproducer */
 
 static double
 now_s(void)
@@ -480,9 +485,9 @@ repro_on(struct mutant *m, const char *work, const char *logs, int runs,
 		    "%s.repro.$x %s.repro-%d.$x; done; true",
 		    logs, m->name, m->name, m->name, m->repro_runs);
 	m->repro_runs++;
-	run("cd %s && build/host/repro -r %d -T %d -o %s/%s.repro.scn %s 2> "
-	    "%s/%s.repro.err",
-	    work, runs, repro_budget, logs, m->name, log, logs, m->name);
+	run("cd %s && build/host/repro -r %d -T %d -S %s -o %s/%s.repro.scn %s "
+	    "2> %s/%s.repro.err",
+	    work, runs, repro_budget, root, logs, m->name, log, logs, m->name);
 	snprintf(m->repro, sizeof(m->repro), "repro broke (see %s.repro.err)",
 	         m->name);
 	snprintf(path, sizeof(path), "%s/%s.repro.err", logs, m->name);
@@ -958,6 +963,11 @@ main(int argc, char **argv)
 	if (run("mkdir -p %s", logs) != 0 || realpath(logs, abslogs) == NULL ||
 	    !safe(abslogs))
 		return fprintf(stderr, "mutants: cannot use %s\n", logs), 2;
+	if (realpath(".", root) == NULL || !safe(root))
+		return fprintf(stderr,
+		               "mutants: this tree's path has characters a "
+		               "shell command cannot take\n"),
+		       2;
 	if (ktap)
 		printf("KTAP version 1\n1..%d\n", nmutants);
 	if (campaign(work, abslogs, jobs, parallel, runs, ktap) != 0)

@@ -34,8 +34,12 @@
  * build/repro/PID.
  *
  *   repro [-o SCN] [-r RUNS] [-s SEEDS] [-j JOBS] [-m MAXTRIALS] [-T SECS]
- *         LOG
+ *         [-S DIR] LOG
  *
+ * -S DIR names a built tree without the bug (the fix applied): a
+ * scenario-mode trial that fails the same way counts only if it passes
+ * there (a timeout also comes when a trial left out what made the
+ * awaited line come: only the fixed tree tells the two apart).
  * -m bounds the trials delta debugging may use (default 400), -T its
  * time from the start (default none): it keeps the smallest failing
  * script found by then.
@@ -443,6 +447,30 @@ find_profiles(void)
 	if (stat(path, &st) == 0)
 		snprintf(profiles_opt, sizeof(profiles_opt),
 		         "--profiles %s/../profiles", dir);
+}
+
+/* -S DIR: a built tree without the bug (the fix applied), or NULL */
+const char *sound_dir;
+
+bool
+trial_fails_without_bug(void)
+{
+	char here[LINE], opt[2 * LINE + 64], sh[8 * LINE];
+	const char *prof = profiles_opt;
+
+	if (sound_dir == NULL || getcwd(here, sizeof(here)) == NULL)
+		return false;
+	/* its harness, kernel and modules; the trial's paths from here */
+	if (strncmp(prof, "--profiles ", 11) == 0 && prof[11] != '/')
+		snprintf(opt, sizeof(opt), "--profiles %s/%s", here, prof + 11);
+	else
+		snprintf(opt, sizeof(opt), "%s", prof);
+	snprintf(sh, sizeof(sh),
+	         "cd %s && build/host/modref-harness test -j %d %s --logs "
+	         "%s/%s/sound %s/%s/trial.scn >%s/%s/sound.out 2>&1",
+	         sound_dir, jobs, opt, here, workdir, here, workdir, here,
+	         workdir);
+	return system(sh) != 0;
 }
 
 /* The last trial's serial log. */
@@ -966,6 +994,8 @@ main(int argc, char **argv)
 			max_trials = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "-T") == 0)
 			max_secs = atof(argv[i + 1]);
+		else if (strcmp(argv[i], "-S") == 0)
+			sound_dir = argv[i + 1];
 		else
 			break;
 	}
@@ -973,7 +1003,8 @@ main(int argc, char **argv)
 	    max_trials < 1 || seeds > 1000 || jobs < 1 || jobs > 16 ||
 	    max_secs < 0) {
 		fprintf(stderr, "usage: repro [-o SCN] [-r RUNS] [-s SEEDS] "
-		                "[-j JOBS] [-m MAXTRIALS] [-T SECS] LOG\n");
+		                "[-j JOBS] [-m MAXTRIALS] [-T SECS] [-S DIR] "
+		                "LOG\n");
 		return 2;
 	}
 	log = argv[i];

@@ -28,6 +28,11 @@ void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Does a line of a lifetime stress run say it failed (a report, a
  * panic, a broken invariant, the stress's verdict)? */
 bool is_failure_line(const char *line);
+/* -S DIR: a built tree without the bug, or NULL. */
+extern const char *sound_dir;
+/* Does the last trial's scenario fail on -S DIR's tree too (false
+ * without -S)?  A failure there is not the bug's. */
+bool trial_fails_without_bug(void);
 /* May delta debugging try one more trial (-m trials, -T seconds)? */
 bool reducing(void);
 void chomp(char *s);

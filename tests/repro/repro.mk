@@ -12,9 +12,10 @@ host: $(HOSTBIN)/repro
 
 REPRO_RUNS ?= 10
 # Delta debugging's time, s (0: bounded by its 400 trials alone).
+# SOUND=DIR: a built tree with the fix, where a trial must pass to count.
 REPRO_SECS ?= 0
 repro: deps all
 	@test -n "$(LOG)" || { echo "usage: make repro LOG=build/stress/logs/X.log"; exit 2; }
-	$(HOSTBIN)/repro -r $(REPRO_RUNS) -T $(REPRO_SECS) $(LOG)
+	$(HOSTBIN)/repro -r $(REPRO_RUNS) -T $(REPRO_SECS) $(if $(SOUND),-S $(SOUND)) $(LOG)
 
 .PHONY: repro

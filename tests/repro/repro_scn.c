@@ -279,6 +279,12 @@ scn_trial(const char *why)
 
 	write_scn_trial(f);
 	bug = trial_run(f) != 0 && showed_bug();
+	if (bug && trial_fails_without_bug()) {
+		say("trial %d (%s): %d step(s), %d console command(s): fails "
+		    "on %s too (not the bug)",
+		    trials, why, kept_steps(), kept_sends(), sound_dir);
+		return false;
+	}
 	say("trial %d (%s): %d step(s), %d console command(s): %s", trials, why,
 	    kept_steps(), kept_sends(), bug ? "FAILS" : "passes");
 	return bug;
