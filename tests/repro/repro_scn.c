@@ -152,8 +152,13 @@ write_scn_trial(FILE *f)
 	for (int i = fail_step + 1; i < sc.n; i++)
 		if (teardown(sc.text[i]))
 			fputs(sc.text[i], f);
+	/* the console ready again before the poweroff: a step that ends
+	 * in its checks may have had its prompt already (before a line it
+	 * awaited: after Ctrl-C, a probe's "done"), so a prompt of its own
+	 * would wait for nothing; a command typed ahead gives a new one */
 	if (!ends_at_prompt(sc.text[fail_step]))
-		fprintf(f, "prompt -t 60\n");
+		fprintf(f, "send echo repro-sync\nexpect -t 60 "
+		           "^repro-sync$\nprompt\n");
 	fprintf(f, "send poweroff\nexit success\n");
 }
 
