@@ -405,10 +405,13 @@ write_scn(FILE *f, const char *cmd)
 		        tracing ? " trace=on" : "");
 	if (modules[0])
 		fprintf(f, "%s\n", modules);
-	/* a refused command fails at once, not at the expect's timeout */
+	/* a refused command fails at once, not at the expect's timeout;
+	 * so does a run that failed (its end state, its EIO verdict: an
+	 * expect of PASS would wait its 500 s) */
 	fprintf(f, "limit 600\nreject KERNEL PANIC\nreject use-after-unload\n"
 	           "reject stress: FAIL\nreject invariant:\n"
-	           "reject ^stress: E(INVAL|NOENT|NOSPC): \n");
+	           "reject stress: end state:\nreject ^stress: EIO: lifetime: "
+	           "\nreject ^stress: E(INVAL|NOENT|NOSPC): \n");
 	for (int i = 0; i < nsetup; i++)
 		if (strncmp(setup[i], "reject ", 7) != 0 ||
 		    (strstr(setup[i], "PANIC") == NULL &&
