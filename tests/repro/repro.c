@@ -477,7 +477,7 @@ trial_fails_without_bug(void)
 }
 
 /* The last trial's serial log. */
-static void
+void
 trial_log(char *path, size_t size)
 {
 	snprintf(path, size, "%s/logs/trial-%s.log", workdir, profile);

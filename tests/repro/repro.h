@@ -33,6 +33,8 @@ extern const char *sound_dir;
 /* Does the last trial's scenario fail on -S DIR's tree too (false
  * without -S)?  A failure there is not the bug's. */
 bool trial_fails_without_bug(void);
+/* The last trial's serial log (WORKDIR/logs/trial-PROFILE.log). */
+void trial_log(char *path, size_t size);
 /* May delta debugging try one more trial (-m trials, -T seconds)? */
 bool reducing(void);
 void chomp(char *s);

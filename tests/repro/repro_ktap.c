@@ -220,7 +220,7 @@ showed_bug(void)
 	bool seen = false, timed_out = false;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/logs/trial-%s.log", workdir, profile);
+	trial_log(path, sizeof(path));
 	snprintf(want1, sizeof(want1), " %s", kcase);
 	snprintf(want2, sizeof(want2), " %s.%s", suite, kcase);
 	f = fopen(path, "r");

@@ -216,7 +216,7 @@ showed_bug(void)
 	char path[512], msg[LINE], norm[LINE], text[LINE];
 	int no;
 
-	snprintf(path, sizeof(path), "%s/logs/trial-%s.log", workdir, profile);
+	trial_log(path, sizeof(path));
 	if (!first_fail(path, msg, sizeof(msg)))
 		return false;
 	fail_normalise(msg, norm, sizeof(norm), &no);
@@ -305,7 +305,7 @@ step_that_failed(void)
 	size_t len;
 	int no;
 
-	snprintf(path, sizeof(path), "%s/logs/trial-%s.log", workdir, profile);
+	trial_log(path, sizeof(path));
 	if (!first_fail(path, msg, sizeof(msg)))
 		return -1;
 	fail_normalise(msg, norm, sizeof(norm), &no);
@@ -317,8 +317,7 @@ step_that_failed(void)
 	for (int i = 0; i < sc.n; i++) {
 		const char *t = sc.text[i];
 
-		if (fixed(i) || !sc.keep[i] ||
-		    (fail_step >= 0 && i > fail_step))
+		if (fixed(i) || !sc.keep[i]) /* the failing step on: fixed */
 			continue;
 		for (; (t = strstr(t, text)) != NULL; t += len)
 			if ((t == sc.text[i] || t[-1] == '\n') &&

@@ -316,7 +316,7 @@ showed_bug(void)
 	bool seen = false;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/logs/trial-%s.log", workdir, profile);
+	trial_log(path, sizeof(path));
 	f = fopen(path, "r");
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
 		const char *p = strstr(line, "stress: faultsweep: point ");
