@@ -625,8 +625,8 @@ try_repro(struct mutant *m, const char *work, const char *logs, int jobs,
 {
 	char path[4096 + FIELD * 2];
 	double t0 = now_s();
-	bool tried = false, after = false;
-	int r = -1;
+	bool tried = false;
+	int r = -1, by = 0;
 
 	m->repro_ops = -1;
 	if (detecting_run(m, logs, path, sizeof(path))) {
@@ -640,15 +640,14 @@ try_repro(struct mutant *m, const char *work, const char *logs, int jobs,
 		r = probe(m, work, logs, jobs, runs, probes[i], "a probe");
 		tried |= r >= 0;
 	}
-	for (int i = 0; i < ntests && nprobes > 0 && r != 1 &&
-	                now_s() - t0 < 2.0 * repro_budget;
+	while (by < ntests && strcmp(tests[by], m->by) != 0)
+		by++;
+	for (int i = by + 1; i < ntests && nprobes > 0 && r != 1 &&
+	                     now_s() - t0 < 2.0 * repro_budget;
 	     i++) {
-		if (after) {
-			r = probe(m, work, logs, jobs, runs, tests[i],
-			          "a later scenario");
-			tried |= r >= 0;
-		}
-		after |= strcmp(tests[i], m->by) == 0;
+		r = probe(m, work, logs, jobs, runs, tests[i],
+		          "a later scenario");
+		tried |= r >= 0;
 	}
 	if (!tried)
 		snprintf(m->repro, sizeof(m->repro), "%s",
