@@ -696,7 +696,7 @@ shrink_ops(void)
 {
 	long lo = 1, hi = getnum("ops", 1000), ok = hi;
 
-	while (lo < hi) {
+	while (lo < hi && reducing()) {
 		long mid = lo + (hi - lo) / 2;
 		char b[32];
 
@@ -727,7 +727,7 @@ shrink_list(const char *k)
 	for (char *t = strtok_r(list, ",", &save); t != NULL && n < 64;
 	     t = strtok_r(NULL, ",", &save))
 		items[n++] = t;
-	for (int i = 0; i < n && n > 1; i++) {
+	for (int i = 0; i < n && n > 1 && reducing(); i++) {
 		size_t len = 0;
 
 		trialv[0] = '\0';
@@ -1054,7 +1054,7 @@ main(int argc, char **argv)
 
 		if (trial("as it was"))
 			say("it fails again as it was; now under sched=pct");
-		for (int s = 1; s <= seeds && !found; s++) {
+		for (int s = 1; s <= seeds && !found && reducing(); s++) {
 			char v[32];
 
 			snprintf(v, sizeof(v), "pct:%d", s);
@@ -1075,7 +1075,8 @@ main(int argc, char **argv)
 	size_line("finding a failing schedule");
 	/* 2. workers, 3. ops (a script run has its own: both from the
 	 * script) */
-	for (long w = 1; w < getnum("workers", 1) && !use_script; w++) {
+	for (long w = 1; w < getnum("workers", 1) && !use_script && reducing();
+	     w++) {
 		char v[32];
 
 		snprintf(v, sizeof(v), "%ld", w);
