@@ -52,6 +52,18 @@ static int silent_case;
 static bool hang;
 #define HANG_TIMEOUT_S 60
 
+/* Is D ("# CASE: ...") a failure: a check's (ktest_fail: "FILE:LINE: ")
+ * or the case timing out, not a note (ktest_note: what it measured)? */
+static bool
+failure_diag(const char *d)
+{
+	const char *p = strchr(d, ':');
+	int n;
+
+	return strstr(d, ": timed out after ") != NULL ||
+	       (p != NULL && sscanf(p + 1, " %*[^: ]:%d:", &n) == 1);
+}
+
 /* The first nested `not ok N NAME` of the log, with its suite; or, if
  * the run died in a suite without one, that suite and its failure line.
  * False if the log is no failed KTAP run. */
@@ -100,6 +112,11 @@ read_ktap_log(const char *log)
 		           strcmp(name, running) != 0) {
 			snprintf(running, sizeof(running), "%s", name);
 			snprintf(diag, sizeof(diag), "%s", line + 8);
+		} else if (running[0] != '\0' &&
+		           strncmp(line, "        # ", 10) == 0 &&
+		           !failure_diag(diag) && failure_diag(line + 8)) {
+			/* its first failure, not a note before it */
+			snprintf(diag, sizeof(diag), "%s", line + 8);
 		}
 		if (suite[0] == '\0' && cur[0] != '\0' &&
 		    sscanf(line, "    not ok %d %127s", &n, name) == 2 &&
@@ -113,8 +130,9 @@ read_ktap_log(const char *log)
 			snprintf(kcase, sizeof(kcase), "%s",
 			         prefixed ? dot + 1 : name);
 			by_result = true;
-			if (strcmp(running, name) == 0 ||
-			    strcmp(running, kcase) == 0)
+			if ((strcmp(running, name) == 0 ||
+			     strcmp(running, kcase) == 0) &&
+			    failure_diag(diag))
 				mask_numbers(diag, case_diag,
 				             sizeof(case_diag));
 		}
@@ -122,10 +140,15 @@ read_ktap_log(const char *log)
 		    (strstr(line, "KERNEL PANIC") != NULL ||
 		     strstr(line, "use-after-unload") != NULL ||
 		     strstr(line, "invariant:") != NULL)) {
-			/* the run died in a case: no result line for it */
+			/* the run died in a case: no result line for it;
+			 * its first diagnostic counts too (the race it lost
+			 * may end in another BUG the next time) */
 			snprintf(bug_line, sizeof(bug_line), "%s", line);
 			snprintf(suite, sizeof(suite), "%s", cur);
 			snprintf(kcase, sizeof(kcase), "%s", running);
+			if (running[0] != '\0' && failure_diag(diag))
+				mask_numbers(diag, case_diag,
+				             sizeof(case_diag));
 		}
 	}
 	fclose(f);
@@ -252,10 +275,6 @@ showed_bug(void)
 		/* a silent hang comes back as the case timing out */
 		timed_out |= strncmp(line, "        # ", 10) == 0 &&
 		             strstr(line, ": timed out after ") != NULL;
-		if (!by_result) {
-			seen = strstr(line, bug_line) != NULL;
-			continue;
-		}
 		if (case_diag[0] != '\0' &&
 		    strncmp(line, "        # ", 10) == 0) {
 			char masked[LINE];
@@ -265,6 +284,10 @@ showed_bug(void)
 				seen = true;
 				continue;
 			}
+		}
+		if (!by_result) {
+			seen = strstr(line, bug_line) != NULL;
+			continue;
 		}
 		if (sscanf(line, "    not ok %d%n", &n, &len) != 1 ||
 		    len == 0 || (silent_case > 0 && !timed_out))
@@ -334,6 +357,14 @@ repro_ktap(const char *log, const char *out, int runs)
 	say("%s: profile %s, failed in KTAP %s %s; %d setup step(s) before "
 	    "its ktest command; trials in %s",
 	    log, profile, one_case() ? "case" : "suite", sel, sc.n, workdir);
+	/* what a trial must show (numbers masked: '#') */
+	if (case_diag[0] != '\0')
+		say("a trial shows the bug by the case's first failure: %s",
+		    case_diag);
+	if (by_result)
+		say("a trial shows the bug by the case's not ok line");
+	else if (bug_line[0] != '\0')
+		say("a trial shows the bug by the line: %s", bug_line);
 	if (!ktap_trial(one_case() ? "the case alone" : "the suite")) {
 		say("it passes: not reproduced");
 		say("result: not reproduced");
