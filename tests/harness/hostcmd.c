@@ -31,9 +31,10 @@ exec_child(struct run *R, enum op op, const char *cmd, int out, int err,
            pid_t parent)
 {
 	static const char *const vars[] = {
-	    "PROFILE",   "SMP",       "MEM",       "NIC",   "BOOT", "NET0_QEMU",
-	    "NET0_PEER", "NET1_QEMU", "NET1_PEER", "NETNS", "PEER", "GUEST",
-	    "PEER0",     "GUEST0",    "PEER1",     "GUEST1"};
+	    "PROFILE",   "SMP",       "MEM",       "NIC",       "BOOT",
+	    "NET0_QEMU", "NET0_PEER", "NET1_QEMU", "NET1_PEER", "NETNS",
+	    "PEER",      "GUEST",     "PEER0",     "GUEST0",    "PEER1",
+	    "GUEST1",    "LOG",       "PCAP0",     "PCAP1"};
 	int null = open("/dev/null", O_RDONLY);
 
 	setpgid(0, 0);

@@ -100,6 +100,20 @@ run_var(const char *name, void *ctx)
 		return boot_name(R->prof->boot);
 	if (strcmp(name, "LOG") == 0) /* this run's serial log */
 		return R->log_path;
+	for (int slot = 0; slot < 2; slot++) {
+		/* NIC slot n's capture (settle_captures's name): beside the
+		 * log, wherever --logs put it */
+		static char pcap[2][4096];
+		char v[16];
+
+		snprintf(v, sizeof(v), "PCAP%d", slot);
+		if (strcmp(name, v) == 0) {
+			snprintf(pcap[slot], sizeof(pcap[slot]),
+			         "%.*s-n%d.pcap", (int)strlen(R->log_path) - 4,
+			         R->log_path, slot);
+			return pcap[slot];
+		}
+	}
 	for (int i = 0; i < R->s->nfwd; i++) {
 		char port[16];
 

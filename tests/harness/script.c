@@ -132,7 +132,7 @@ known_var(struct parser *p, const char *name)
 	    "PROFILE",   "SMP",       "MEM",       "NIC",       "BOOT",
 	    "NET0_QEMU", "NET0_PEER", "NET1_QEMU", "NET1_PEER", "NETNS",
 	    "PEER",      "GUEST",     "PEER0",     "GUEST0",    "PEER1",
-	    "GUEST1",    "LOG"};
+	    "GUEST1",    "LOG",       "PCAP0",     "PCAP1"};
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (strcmp(name, fixed[i]) == 0)
@@ -732,7 +732,8 @@ expand_vars(const char *text,
 			    err, errlen,
 			    "unknown variable '${%s}' (PROFILE SMP MEM NIC "
 			    "BOOT NETn_QEMU NETn_PEER NETNS PEER GUEST PEERn "
-			    "GUESTn LOG, PORTn after hostfwd, GDBPORT after "
+			    "GUESTn LOG PCAPn, PORTn after hostfwd, GDBPORT "
+			    "after "
 			    "gdbstub)",
 			    name);
 			free(name);
