@@ -136,6 +136,14 @@ tree_path(const char *p)
 	return safe(p) && p[0] != '/' && strstr(p, "..") == NULL;
 }
 
+/* A mutant's process, stopped: its group with it (SA_RESETHAND: the
+ * signal it sends itself then ends it). */
+static void
+stop_group(int sig)
+{
+	kill(0, sig);
+}
+
 static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int
 run(const char *fmt, ...)
@@ -848,7 +856,15 @@ campaign(const char *work, const char *logs, int jobs, int parallel, int runs,
 				struct mutant *m = &mutants[next];
 
 				/* a campaign stopped stops its mutants
-				 * (not only the scenario they run) */
+				 * (not only the scenario they run), and
+				 * each mutant what it started (make repro
+				 * under system()'s shell): its own group */
+				setpgid(0, 0);
+				sigaction(SIGTERM,
+				          &(struct sigaction){
+				              .sa_handler = stop_group,
+				              .sa_flags = SA_RESETHAND},
+				          NULL);
 				prctl(PR_SET_PDEATHSIG, SIGTERM);
 				if (getppid() == 1)
 					_exit(1);
@@ -942,9 +958,16 @@ main(int argc, char **argv)
 		else
 			break;
 	}
+	if (!tree_path(work) || !tree_path(logs)) {
+		fprintf(stderr,
+		        "mutants: '%s': -w and -L take a path inside the tree "
+		        "(relative, no '..')\n",
+		        tree_path(work) ? logs : work);
+		return 2;
+	}
 	if (i == argc || jobs < 1 || jobs > 64 || parallel < 1 ||
 	    parallel > MAX_SLOTS || runs < 1 || runs > 100 ||
-	    repro_budget < 1 || !tree_path(work) || !tree_path(logs)) {
+	    repro_budget < 1) {
 		fprintf(stderr, "usage: mutants [-w DIR] [-l LIST] [-o REPORT] "
 		                "[-L LOGS] "
 		                "[-j N] [-P N] [-p PROBES] [-r RUNS] [-T SECS] "
