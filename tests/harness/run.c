@@ -80,6 +80,14 @@ run_ms(const struct run *R, int ms)
 	return scaled > 1e9 ? 1000000000 : (int)scaled;
 }
 
+/* NIC slot SLOT's packet capture (the log's name, -nSLOT.pcap), to free. */
+static char *
+capture_path(const struct run *R, int slot)
+{
+	return xasprintf("%.*s-n%d.pcap", (int)strlen(R->log_path) - 4,
+	                 R->log_path, slot);
+}
+
 const char *
 run_var(const char *name, void *ctx)
 {
@@ -101,16 +109,17 @@ run_var(const char *name, void *ctx)
 	if (strcmp(name, "LOG") == 0) /* this run's serial log */
 		return R->log_path;
 	for (int slot = 0; slot < 2; slot++) {
-		/* NIC slot n's capture (settle_captures's name): beside the
-		 * log, wherever --logs put it */
+		/* NIC slot n's capture: beside the log, wherever --logs
+		 * put it */
 		static char pcap[2][4096];
 		char v[16];
 
 		snprintf(v, sizeof(v), "PCAP%d", slot);
 		if (strcmp(name, v) == 0) {
-			snprintf(pcap[slot], sizeof(pcap[slot]),
-			         "%.*s-n%d.pcap", (int)strlen(R->log_path) - 4,
-			         R->log_path, slot);
+			char *p = capture_path(R, slot);
+
+			snprintf(pcap[slot], sizeof(pcap[slot]), "%s", p);
+			free(p);
 			return pcap[slot];
 		}
 	}
@@ -982,12 +991,10 @@ open_log(struct run *R)
 static void
 settle_captures(struct run *R)
 {
-	int len = (int)strlen(R->log_path) - 4;
-
 	if (!R->s->pcap && !has_capture(R))
 		return;
 	for (int slot = 0; slot < 2; slot++) {
-		char *p = xasprintf("%.*s-n%d.pcap", len, R->log_path, slot);
+		char *p = capture_path(R, slot);
 
 		if (R->fail == NULL && !R->s->pcap) {
 			unlink(p);
@@ -1008,12 +1015,10 @@ settle_captures(struct run *R)
 static void
 audit_captures(struct run *R)
 {
-	int len = (int)strlen(R->log_path) - 4;
-
 	if (!R->s->pcap && !has_capture(R))
 		return;
 	for (int slot = 0; slot < 2; slot++) {
-		char *p = xasprintf("%.*s-n%d.pcap", len, R->log_path, slot);
+		char *p = capture_path(R, slot);
 		const char *base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
 		struct audit a;
 		struct stat st;
