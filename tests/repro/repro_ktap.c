@@ -51,6 +51,8 @@ static int silent_case;
  * n-unreg-notifier-skips-dst-ifdown ended at the limit, not the bug) */
 static bool hang;
 #define HANG_TIMEOUT_S 60
+/* how kernel/debug/ktest.c reports a case its timeout ended */
+#define TIMED_OUT ": timed out after "
 
 /* Is D ("# CASE: ...") a failure: a check's (ktest_fail: "FILE:LINE: ")
  * or the case timing out, not a note (ktest_note: what it measured)? */
@@ -60,7 +62,7 @@ failure_diag(const char *d)
 	const char *p = strchr(d, ':');
 	int n;
 
-	return strstr(d, ": timed out after ") != NULL ||
+	return strstr(d, TIMED_OUT) != NULL ||
 	       (p != NULL && sscanf(p + 1, " %*[^: ]:%d:", &n) == 1);
 }
 
@@ -274,7 +276,7 @@ showed_bug(void)
 		chomp(line);
 		/* a silent hang comes back as the case timing out */
 		timed_out |= strncmp(line, "        # ", 10) == 0 &&
-		             strstr(line, ": timed out after ") != NULL;
+		             strstr(line, TIMED_OUT) != NULL;
 		if (case_diag[0] != '\0' &&
 		    strncmp(line, "        # ", 10) == 0) {
 			char masked[LINE];
@@ -343,8 +345,8 @@ repro_ktap(const char *log, const char *out, int runs)
 
 	if (!read_ktap_log(log))
 		return -1;
-	hang = silent_case > 0 || strstr(case_diag, ": timed out after ") ||
-	       strstr(bug_line, ": timed out after ");
+	hang = silent_case > 0 || strstr(case_diag, TIMED_OUT) != NULL ||
+	       strstr(bug_line, TIMED_OUT) != NULL;
 	if (hang && !by_result) {
 		/* its timeout comes back with the trials' own: numbers masked */
 		mask_numbers(bug_line, case_diag, sizeof(case_diag));
