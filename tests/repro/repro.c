@@ -40,9 +40,10 @@
  * scenario-mode trial that fails the same way counts only if it passes
  * there (a timeout also comes when a trial left out what made the
  * awaited line come: only the fixed tree tells the two apart).
- * -m bounds the trials delta debugging may use (default 400), -T its
- * time from the start (default none): it keeps the smallest failing
- * script found by then.
+ * -m bounds the trials make repro may use (default 400), -T its time
+ * from the start (default none), every step's alike (seeds, workers,
+ * ops, modules, delta debugging): past them it keeps the smallest
+ * failing run found by then.
  */
 #include <errno.h>
 #include <stdarg.h>
