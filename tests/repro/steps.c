@@ -195,10 +195,40 @@ write_reject(FILE *f, const char *line)
 	fputc('\n', f);
 }
 
+/* Each word of BUF (up to a blank or a quote) that names a run's own
+ * file, its capture or its serial log (`${PCAPn}`, `${LOG}` expanded in
+ * a host command: the logs' directory and the run's name differ from
+ * one run to the next), becomes "FILE". */
+static void
+mask_run_files(char *buf)
+{
+	static const char *const kinds[] = {".pcap", ".log"};
+
+	for (char *w = buf; *w != '\0';) {
+		size_t n = strcspn(w, " '\"");
+
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			size_t kl = strlen(kinds[k]);
+
+			if (n > kl && memchr(w, '/', n) != NULL &&
+			    strncmp(w + n - kl, kinds[k], kl) == 0) {
+				memcpy(w, "FILE", 4);
+				memmove(w + 4, w + n, strlen(w + n) + 1);
+				n = 4;
+				break;
+			}
+		}
+		w += n;
+		if (*w != '\0')
+			w++;
+	}
+}
+
 /* The FAIL message made comparable between runs: the directive's line
  * number, what follows a ';' (the last output, the hang dump note), an
- * audit's capture file and counts go; hex and decimal numbers become
- * '#'.  *line gets the line number, or 0. */
+ * audit's capture file and counts go; a run's own files (mask_run_files)
+ * become "FILE", hex and decimal numbers '#'.  *line gets the line
+ * number, or 0. */
 void
 fail_normalise(const char *msg, char *out, size_t size, int *line)
 {
@@ -220,6 +250,7 @@ fail_normalise(const char *msg, char *out, size_t size, int *line)
 			*x = '\0';
 		memmove(buf + 7, p + 2, strlen(p + 2) + 1);
 	}
+	mask_run_files(buf);
 	mask_numbers(buf, out, size);
 }
 
