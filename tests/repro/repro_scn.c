@@ -30,7 +30,9 @@
  * A trial shows the bug when its first FAIL is the same: the same
  * directive (by its text: the trial's lines are numbered anew) failing
  * the same way, numbers aside, after the failing step's command answered
- * with the same first line; or the same reject, panic or audit finding.
+ * with the same first line; or the same reject or panic; or, for an
+ * audit's finding, the same finding among the trial's audit's (after
+ * whatever failed first: the audit reads the whole capture).
  * A trial that fails otherwise (a step it needed left out: an earlier
  * expect times out, or the failing one does because its command now
  * meets nothing to act on) does not count.
@@ -217,6 +219,12 @@ showed_bug(void)
 	int no;
 
 	trial_log(path, sizeof(path));
+	/* The audit reads the whole capture after the run, whatever failed
+	 * before it, and lists each problem it found: a timing race shows
+	 * as one finding or another, and a check of the scenario's own
+	 * may fail first. */
+	if (strncmp(sig, "audit: ", 7) == 0)
+		return audit_finding_in(path, sig);
 	if (!first_fail(path, msg, sizeof(msg)))
 		return false;
 	fail_normalise(msg, norm, sizeof(norm), &no);

@@ -296,3 +296,36 @@ first_fail(const char *log, char *out, size_t size)
 		fclose(f);
 	return found;
 }
+
+bool
+audit_finding_in(const char *log, const char *sig)
+{
+	char line[LINE], one[LINE], norm[LINE];
+	bool found = false;
+	FILE *f = fopen(log, "r");
+	int no;
+
+	while (f != NULL && !found && fgets(line, sizeof(line), f) != NULL) {
+		const char *msg = line + 19, *p;
+		char *file_end;
+
+		chomp(line);
+		if (strncmp(line, "### harness: FAIL: audit: ", 26) != 0 ||
+		    (file_end = strstr(line + 26, ": ")) == NULL)
+			continue;
+		/* "audit: FILE: PROBLEM xN (first: ...); PROBLEM ..." */
+		for (p = file_end + 2; !found && *p != '\0';) {
+			size_t n = strcspn(p, ";");
+
+			snprintf(one, sizeof(one), "%.*s%.*s",
+			         (int)(file_end + 2 - msg), msg, (int)n, p);
+			fail_normalise(one, norm, sizeof(norm), &no);
+			found = strcmp(norm, sig) == 0;
+			p += n;
+			p += strspn(p, "; ");
+		}
+	}
+	if (f != NULL)
+		fclose(f);
+	return found;
+}

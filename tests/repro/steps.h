@@ -59,6 +59,9 @@ bool first_fail(const char *log, char *out, size_t size);
  * (to *line, else 0), what follows a ';', an audit's capture file and
  * counts go, numbers become '#'. */
 void fail_normalise(const char *msg, char *out, size_t size, int *line);
+/* Has LOG a capture audit that found SIG (an audit's FAIL message,
+ * normalised), as any one of its problems and after any other FAIL? */
+bool audit_finding_in(const char *log, const char *sig);
 /* IN with every number (decimal, 0x hex) as '#'. */
 void mask_numbers(const char *in, char *out, size_t size);
 
