@@ -57,7 +57,8 @@ void write_reject(FILE *f, const char *line);
 bool first_fail(const char *log, char *out, size_t size);
 /* A FAIL message made comparable between runs: a directive's line number
  * (to *line, else 0), what follows a ';', an audit's capture file and
- * counts go, numbers become '#'. */
+ * counts go, a path of a run's own capture or log becomes "FILE" and
+ * numbers '#'. */
 void fail_normalise(const char *msg, char *out, size_t size, int *line);
 /* Has LOG a capture audit that found SIG (an audit's FAIL message,
  * normalised), as any one of its problems and after any other FAIL? */
