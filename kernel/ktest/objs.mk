@@ -15,6 +15,7 @@ KSRCS += \
 	kernel/ktest/pcpu_counter.c \
 	kernel/ktest/rcu.c \
 	kernel/ktest/refcount.c \
+	kernel/ktest/schedctl.c \
 	kernel/ktest/seqcount.c \
 	kernel/ktest/smp.c \
 	kernel/ktest/string.c \

@@ -44,6 +44,13 @@ static struct {
 	struct timer pass_timer;
 	struct thread *sleeper; /* asleep outside since the timer's start */
 	bool pass_now;          /* it was awake then: pass at its next sleep */
+	/* The holder asleep on the group's doing (a drain, a member's
+	 * mutex) when no other member could run: it keeps the token, and
+	 * if it is the first to wake the sleep is as if it never was.
+	 * Whether it slept at all can be the host's speed (a drain whose
+	 * condition a timer or an RCU callback makes true), and with no
+	 * other member to run there was nothing to decide. */
+	struct thread *kept;
 	struct schedctl_stats st;
 } ctl;
 
@@ -392,10 +399,12 @@ schedctl_end(struct schedctl_stats *st)
 
 /* ---- the scheduler's hooks, under the CPU's rq lock ---------------------- */
 
+/* Once the run ended every former member runs freely: one preempted
+ * between its last op and its exit must still get there. */
 bool
 schedctl_may_run(const struct thread *t)
 {
-	return !t->ctl || t == schedctl_token;
+	return !t->ctl || t == schedctl_token || !schedctl_active;
 }
 
 /* The holder leaves the CPU asleep or dead: the token goes on
@@ -417,15 +426,34 @@ schedctl_blocked(struct thread *prev)
 	}
 	if (ctl.pass_now)
 		ctl.st.timed++;
+	else if (prev->state == T_SLEEPING && best_runnable() == NULL) {
+		ctl.kept = prev;
+		ctl.sleeper = NULL; /* as pass_token: no timed pass due */
+		return;
+	}
 	pass_token();
 }
 
 /* Every member slept: the first to wake takes the token, but which one
  * that is depends on time, so it decides again (schedctl_resumed) before
- * it runs on. */
+ * it runs on.  The kept holder waking first just goes on; another member
+ * waking first takes the token from it as from no one (the pass the
+ * holder's sleep would have made is counted now, so the hash is the
+ * same as if it had been made then). */
 void
 schedctl_woken(struct thread *t)
 {
+	if (ctl.kept != NULL) {
+		struct thread *k = ctl.kept;
+
+		ctl.kept = NULL;
+		if (k == t)
+			return;
+		/* pass_token's count and fold of a pass to no one */
+		schedctl_token = NULL;
+		ctl.st.switches++;
+		fold(0x40000000u | 0xffu);
+	}
 	if (schedctl_token == NULL) {
 		schedctl_token = t;
 		t->ctl_redecide = true;
