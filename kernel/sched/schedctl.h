@@ -16,8 +16,11 @@
  * the host's speed, as long as what a member waits for outside the group
  * (a grace period, a timer) ends within the settle time: at each point the
  * holder first waits up to settle_ms for sleeping members to wake, so a
- * short outside wait never changes a decision.  When every member slept,
- * the first to wake gets the token but decides again before it goes on.  What it cannot reach:
+ * short outside wait never changes a decision.  A holder asleep on the
+ * group's doing with no other member runnable keeps the token (whether
+ * it slept can be time: a drain a timer ends); when every member slept
+ * and another wakes first, that one gets the token but decides again
+ * before it goes on.  What it cannot reach:
  * races between CPUs at instruction level (one CPU), and outside waits
  * longer than settle_ms.  docs/repro.md.
  */
