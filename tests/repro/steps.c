@@ -277,24 +277,32 @@ mask_numbers(const char *in, char *out, size_t size)
 	out[n] = '\0';
 }
 
+/* The message of f's next "### harness: FAIL: " line, in line; NULL at
+ * the end (or no file). */
+static const char *
+next_fail(FILE *f, char *line, size_t size)
+{
+	while (f != NULL && fgets(line, (int)size, f) != NULL) {
+		chomp(line);
+		if (strncmp(line, "### harness: FAIL: ", 19) == 0)
+			return line + 19;
+	}
+	return NULL;
+}
+
 /* The first "### harness: FAIL: " of a log, or false. */
 bool
 first_fail(const char *log, char *out, size_t size)
 {
 	char line[LINE];
-	bool found = false;
 	FILE *f = fopen(log, "r");
+	const char *msg = next_fail(f, line, sizeof(line));
 
-	while (f != NULL && !found && fgets(line, sizeof(line), f) != NULL) {
-		chomp(line);
-		if (strncmp(line, "### harness: FAIL: ", 19) == 0) {
-			snprintf(out, size, "%s", line + 19);
-			found = true;
-		}
-	}
+	if (msg != NULL)
+		snprintf(out, size, "%s", msg);
 	if (f != NULL)
 		fclose(f);
-	return found;
+	return msg != NULL;
 }
 
 bool
@@ -303,15 +311,14 @@ audit_finding_in(const char *log, const char *sig)
 	char line[LINE], one[LINE], norm[LINE];
 	bool found = false;
 	FILE *f = fopen(log, "r");
+	const char *msg;
 	int no;
 
-	while (f != NULL && !found && fgets(line, sizeof(line), f) != NULL) {
-		const char *msg = line + 19, *p;
-		char *file_end;
+	while (!found && (msg = next_fail(f, line, sizeof(line))) != NULL) {
+		const char *file_end, *p;
 
-		chomp(line);
-		if (strncmp(line, "### harness: FAIL: audit: ", 26) != 0 ||
-		    (file_end = strstr(line + 26, ": ")) == NULL)
+		if (strncmp(msg, "audit: ", 7) != 0 ||
+		    (file_end = strstr(msg + 7, ": ")) == NULL)
 			continue;
 		/* "audit: FILE: PROBLEM xN (first: ...); PROBLEM ..." */
 		for (p = file_end + 2; !found && *p != '\0';) {
