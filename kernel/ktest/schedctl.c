@@ -10,6 +10,11 @@
  * stress).  Whether the drain had to sleep at all is then a matter of
  * time; with no other member runnable there was nothing to decide, so
  * the schedule must be the same whether it slept or not.
+ *
+ * And a run's end must not strand a member: the stress's workers set
+ * their done flag and then exit, and the supervisor ends the run once
+ * every flag is set; a worker the tick preempted between the two must
+ * still run to its exit, though it no longer holds the token.
  */
 #include <kernel/debug/ktest.h>
 #include <kernel/ktest/ktest_util.h>
@@ -120,4 +125,62 @@ sleep_with_no_one_to_run_is_not_a_decision(struct ktest *t)
 	kt_shared_put(later);
 }
 
-KTEST_SUITE(schedctl, KTEST_CASE(sleep_with_no_one_to_run_is_not_a_decision));
+struct exit_window {
+	volatile bool last_op_done, ended;
+};
+
+static int
+member_past_its_last_op(void *arg)
+{
+	struct exit_window *x = arg;
+
+	schedctl_enter(0);
+	schedctl_op(0);
+	schedctl_point();
+	__atomic_store_n(&x->last_op_done, true, __ATOMIC_RELEASE);
+	/* between its last op and its exit, interrupts on: the tick
+	 * preempts it here (a preemption keeps the token), and the case
+	 * ends the run meanwhile */
+	while (!__atomic_load_n(&x->ended, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	return 0;
+}
+
+static void
+run_end_strands_no_member(struct ktest *t)
+{
+	struct exit_window *x = kt_shared_alloc(sizeof(*x), 1);
+	struct schedctl_stats st;
+	struct kt_async *a;
+	bool exited;
+
+	KASSERT_TRUE(t, x != NULL);
+	KASSERT_TRUE(t, schedctl_begin(
+	                    &(struct schedctl_config){.seed = 7,
+	                                              .depth = 1,
+	                                              .steps = 4,
+	                                              .n = 1,
+	                                              .cpu = cpu_id(),
+	                                              .settle_ms = 100}) == 0);
+	a = kt_async_start_on("kt-member", member_past_its_last_op, x,
+	                      cpu_id());
+	if (a == NULL) {
+		schedctl_end(&st);
+		KASSERT_TRUE(t, a != NULL);
+	}
+	/* this thread runs again only once the tick preempted the member */
+	KEXPECT_TRUE(
+	    t, kt_poll(__atomic_load_n(&x->last_op_done, __ATOMIC_ACQUIRE),
+	               KT_SOON_MS));
+	schedctl_end(&st);
+	__atomic_store_n(&x->ended, true, __ATOMIC_RELEASE);
+	exited =
+	    kt_poll(__atomic_load_n(&a->done, __ATOMIC_ACQUIRE), KT_SOON_MS);
+	kt_shared_put(a);
+	/* a stranded member still reads x: keep it (on failure only) */
+	KASSERT_TRUE(t, exited);
+	kt_shared_put(x);
+}
+
+KTEST_SUITE(schedctl, KTEST_CASE(sleep_with_no_one_to_run_is_not_a_decision),
+            KTEST_CASE(run_end_strands_no_member));
