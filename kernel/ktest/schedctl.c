@@ -73,6 +73,29 @@ drain_member(void *arg)
 	return 0;
 }
 
+/* A controlled run of one member, fn(arg), on this CPU (member 0: it
+ * calls schedctl_enter itself). */
+static struct kt_async *
+start_one_member(struct ktest *t, int (*fn)(void *), void *arg,
+                 struct schedctl_stats *st)
+{
+	struct kt_async *a;
+
+	KASSERT_TRUE(t, schedctl_begin(
+	                    &(struct schedctl_config){.seed = 7,
+	                                              .depth = 1,
+	                                              .steps = 4,
+	                                              .n = 1,
+	                                              .cpu = cpu_id(),
+	                                              .settle_ms = 100}) == 0);
+	a = kt_async_start_on("kt-member", fn, arg, cpu_id());
+	if (a == NULL) {
+		schedctl_end(st);
+		KASSERT_TRUE(t, a != NULL);
+	}
+	return a;
+}
+
 /* One controlled run of drain_member on this CPU. */
 static void
 run_one(struct ktest *t, struct outside_wait *w, struct schedctl_stats *st)
@@ -81,18 +104,7 @@ run_one(struct ktest *t, struct outside_wait *w, struct schedctl_stats *st)
 	bool done;
 
 	timer_init(&w->fire, outside_fire, w);
-	KASSERT_TRUE(t, schedctl_begin(
-	                    &(struct schedctl_config){.seed = 7,
-	                                              .depth = 1,
-	                                              .steps = 4,
-	                                              .n = 1,
-	                                              .cpu = cpu_id(),
-	                                              .settle_ms = 100}) == 0);
-	a = kt_async_start_on("kt-member", drain_member, w, cpu_id());
-	if (a == NULL) {
-		schedctl_end(st);
-		KASSERT_TRUE(t, a != NULL);
-	}
+	a = start_one_member(t, drain_member, w, st);
 	done = kt_poll(__atomic_load_n(&a->done, __ATOMIC_ACQUIRE), KT_SOON_MS);
 	schedctl_end(st);
 	kt_shared_put(a);
@@ -155,19 +167,7 @@ run_end_strands_no_member(struct ktest *t)
 	bool exited;
 
 	KASSERT_TRUE(t, x != NULL);
-	KASSERT_TRUE(t, schedctl_begin(
-	                    &(struct schedctl_config){.seed = 7,
-	                                              .depth = 1,
-	                                              .steps = 4,
-	                                              .n = 1,
-	                                              .cpu = cpu_id(),
-	                                              .settle_ms = 100}) == 0);
-	a = kt_async_start_on("kt-member", member_past_its_last_op, x,
-	                      cpu_id());
-	if (a == NULL) {
-		schedctl_end(&st);
-		KASSERT_TRUE(t, a != NULL);
-	}
+	a = start_one_member(t, member_past_its_last_op, x, &st);
 	/* this thread runs again only once the tick preempted the member */
 	KEXPECT_TRUE(
 	    t, kt_poll(__atomic_load_n(&x->last_op_done, __ATOMIC_ACQUIRE),
