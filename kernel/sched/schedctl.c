@@ -72,18 +72,26 @@ rq_lock(void)
 
 static struct thread *best_runnable(void);
 
+/* The token goes to `to` (NULL: to none, the first to wake takes it),
+ * counted and folded as a switch.  Under the rq lock. */
+static void
+pass_to(struct thread *to)
+{
+	schedctl_token = to;
+	ctl.sleeper = NULL;
+	ctl.pass_now = false;
+	ctl.st.switches++;
+	fold(0x40000000u | (to != NULL ? (uint32_t)to->ctl_id : 0xffu));
+}
+
 /* The holder is off the CPU asleep: the token goes to the best runnable
- * member, or to none (the first to wake takes it).  Under the rq lock. */
+ * member, or to none. */
 static struct thread *
 pass_token(void)
 {
 	struct thread *best = best_runnable();
 
-	schedctl_token = best;
-	ctl.sleeper = NULL;
-	ctl.pass_now = false;
-	ctl.st.switches++;
-	fold(0x40000000u | (best != NULL ? (uint32_t)best->ctl_id : 0xffu));
+	pass_to(best);
 	return best;
 }
 
@@ -392,6 +400,17 @@ schedctl_end(struct schedctl_stats *st)
 	f = spin_lock_irqsave(rq_lock());
 
 	*st = ctl.st;
+	/* The members left are ordinary threads again: one the tick
+	 * preempted between its last op and its exit must still get there
+	 * (with no token left it would be skipped for good), and no hook
+	 * may treat it as a member of a run that is over. */
+	for (int i = 0; i < ctl.n; i++)
+		if (ctl.member[i] != NULL) {
+			ctl.member[i]->ctl = false;
+			ctl.member[i]->ctl_redecide = false;
+			ctl.member[i] = NULL;
+		}
+	ctl.kept = NULL;
 	schedctl_token = NULL;
 	__atomic_store_n(&schedctl_active, 0, __ATOMIC_RELEASE);
 	spin_unlock_irqrestore(rq_lock(), f);
@@ -399,12 +418,10 @@ schedctl_end(struct schedctl_stats *st)
 
 /* ---- the scheduler's hooks, under the CPU's rq lock ---------------------- */
 
-/* Once the run ended every former member runs freely: one preempted
- * between its last op and its exit must still get there. */
 bool
 schedctl_may_run(const struct thread *t)
 {
-	return !t->ctl || t == schedctl_token || !schedctl_active;
+	return !t->ctl || t == schedctl_token;
 }
 
 /* The holder leaves the CPU asleep or dead: the token goes on
@@ -449,10 +466,7 @@ schedctl_woken(struct thread *t)
 		ctl.kept = NULL;
 		if (k == t)
 			return;
-		/* pass_token's count and fold of a pass to no one */
-		schedctl_token = NULL;
-		ctl.st.switches++;
-		fold(0x40000000u | 0xffu);
+		pass_to(NULL); /* the pass its sleep put off */
 	}
 	if (schedctl_token == NULL) {
 		schedctl_token = t;
